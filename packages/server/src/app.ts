@@ -1,0 +1,91 @@
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import type { Deps } from './deps.js';
+import { registerAuth } from './http/auth.js';
+import { registerCors } from './http/cors.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerIdempotency } from './http/idempotency.js';
+import { Authenticator } from './modules/auth/auth.service.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { filesRoutes } from './modules/files/files.routes.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { keysRoutes } from './modules/keys/keys.routes.js';
+import { projectsRoutes } from './modules/projects/projects.routes.js';
+import { VERSION } from './version.js';
+
+/** Routes a publishable key may call from a browser (CORS is answered for these only). */
+const BROWSER_ROUTES = [/^\/v1\/products\/[^/]+$/, /^\/v1\/beacon$/];
+
+/**
+ * Bodies are validated strictly (no type coercion: "5" is not 5); query strings and path
+ * parameters are coerced, since everything in a URL is text.
+ */
+function validators() {
+  const common = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const;
+  const body = addFormats.default(new Ajv.default({ ...common, coerceTypes: false }));
+  const url = addFormats.default(new Ajv.default({ ...common, coerceTypes: 'array' }));
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === 'body' ? body : url).compile(schema) as never;
+}
+
+export interface AppOptions {
+  /** log requests (off in tests) */
+  logRequests?: boolean;
+}
+
+export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: !opts.logRequests }),
+    bodyLimit: deps.config.bodyLimitBytes,
+    genReqId: () => `req_${randomBytes(9).toString('base64url')}`,
+    trustProxy: false,
+    ajv: { customOptions: { coerceTypes: 'array' } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validators());
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  registerErrorHandling(app);
+
+  await app.register(cookie);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Plinth API',
+        version: VERSION,
+        description: 'Products with finished images and 3D models that shoppers can view and place in AR.',
+      },
+      servers: [{ url: deps.config.publicUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'http', scheme: 'bearer', description: 'A secret (sk_) or publishable (pk_) key.' },
+          session: { type: 'apiKey', in: 'cookie', name: 'plinth_session' },
+        },
+      },
+      security: [{ apiKey: [] }, { session: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  app.get('/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
+
+  const auth = new Authenticator(deps);
+  registerAuth(app, deps, auth);
+  registerIdempotency(app, deps);
+  registerCors(app, deps, BROWSER_ROUTES);
+
+  await app.register(healthRoutes(deps, VERSION));
+  await app.register(authRoutes(auth, deps.config.publicUrl.startsWith('https:')));
+  await app.register(keysRoutes(deps, auth));
+  await app.register(projectsRoutes(deps, auth));
+  await app.register(filesRoutes(deps));
+  return app;
+}

@@ -1,0 +1,210 @@
+import { parseArgs } from 'node:util';
+import { buildApp } from './app.js';
+import { loadConfig, type Config } from './config.js';
+import { closeDeps, createDeps, type Deps } from './deps.js';
+import { createLogger } from './logger.js';
+import { addMember, bootstrap, PLANS, type Plan } from './modules/orgs/orgs.service.js';
+import { organizationCount } from './modules/orgs/orgs.repo.js';
+import { registerJobHandlers } from './worker.js';
+import { openDatabase } from './platform/db/index.js';
+
+const USAGE = `Usage: plinth <command> [options]
+
+Commands:
+  serve [--no-worker]   run the API (and, unless --no-worker, the worker in the same process)
+  worker                run only the background worker
+  migrate               apply database migrations and exit
+  bootstrap --org NAME --email EMAIL [--password P] [--plan none|trial|active]
+            [--credits N] [--active-product-cap N] [--allowed-domain ORIGIN]... [--json]
+                        create an organization, its owner, a project and one key of each type
+  member --org-id ORG --email EMAIL [--password P] [--role owner|admin|member] [--json]
+                        add a user to an organization (beyond DESIGN: for role tests and teams)
+
+Configuration comes from the environment; see README.md.`;
+
+class UsageError extends Error {}
+
+function fail(message: string): never {
+  throw new UsageError(message);
+}
+
+function intFlag(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) fail(`--${name} must be a whole number >= 0`);
+  return n;
+}
+
+/** Stops on SIGTERM/SIGINT: the server stops accepting, running jobs finish or are released. */
+function onShutdown(stop: () => Promise<void>, logger: Deps['logger']) {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    stop()
+      .then(() => process.exit(0))
+      .catch((err) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => handler('SIGTERM'));
+  process.on('SIGINT', () => handler('SIGINT'));
+}
+
+async function serve(config: Readonly<Config>, withWorker: boolean) {
+  const logger = createLogger(config.logLevel);
+  const deps = await createDeps(config, logger);
+  if ((await organizationCount(deps.database.db)) === 0) {
+    const origin = new URL(config.publicUrl).origin;
+    const demo = await bootstrap(deps, {
+      org: 'Demo',
+      email: 'demo@plinth.local',
+      password: 'demo-password',
+      plan: 'active',
+      credits: 1000,
+      allowedDomains: [...new Set([origin, `http://localhost:${config.port}`, `http://127.0.0.1:${config.port}`])],
+    });
+    process.stdout.write(
+      `\nPlinth created a demo organization (${demo.org_id}).\n` +
+        `  Secret key (shown once):  ${demo.secret_key}\n` +
+        `  Publishable key:          ${demo.publishable_key}\n` +
+        `  Dashboard sign-in:        demo@plinth.local / demo-password\n\n` +
+        `Try:  curl -H "Authorization: Bearer ${demo.secret_key}" ${config.publicUrl}/v1/projects\n\n`,
+    );
+  }
+  const app = await buildApp(deps, { logRequests: true });
+  if (withWorker) {
+    registerJobHandlers(deps);
+    await deps.jobs.start();
+  }
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ url: config.publicUrl, worker: withWorker, database: deps.database.kind, storage: deps.storage.kind }, 'plinth is serving');
+  onShutdown(async () => {
+    await app.close();
+    await closeDeps(deps);
+  }, logger);
+}
+
+async function worker(config: Readonly<Config>) {
+  const logger = createLogger(config.logLevel);
+  const deps = await createDeps(config, logger);
+  registerJobHandlers(deps);
+  await deps.jobs.start();
+  logger.info({ jobs: deps.jobs.kind }, 'plinth worker is running');
+  onShutdown(() => closeDeps(deps), logger);
+}
+
+async function migrate(config: Readonly<Config>) {
+  const database = openDatabase(config.databaseUrl);
+  try {
+    await database.migrate();
+    process.stdout.write(`migrated ${database.kind} database\n`);
+  } finally {
+    await database.close();
+  }
+}
+
+async function withDeps<T>(config: Readonly<Config>, fn: (deps: Deps) => Promise<T>): Promise<T> {
+  const logger = createLogger('warn');
+  const deps = await createDeps(config, logger);
+  try {
+    return await fn(deps);
+  } finally {
+    await closeDeps(deps);
+  }
+}
+
+async function bootstrapCommand(config: Readonly<Config>, args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      org: { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      plan: { type: 'string' },
+      credits: { type: 'string' },
+      'active-product-cap': { type: 'string' },
+      'allowed-domain': { type: 'string', multiple: true },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  if (!values.org) fail('--org is required');
+  if (!values.email || !values.email.includes('@')) fail('--email is required');
+  if (values.plan && !(PLANS as readonly string[]).includes(values.plan)) fail(`--plan must be one of ${PLANS.join(', ')}`);
+  const { normaliseOriginEntry } = await import('./http/origins.js');
+  const allowedDomains = (values['allowed-domain'] ?? []).map((d) => normaliseOriginEntry(d) ?? fail(`--allowed-domain ${d} is not an origin`));
+  const result = await withDeps(config, (deps) =>
+    bootstrap(deps, {
+      org: values.org!,
+      email: values.email!,
+      password: values.password,
+      plan: values.plan as Plan | undefined,
+      credits: intFlag(values.credits, 'credits'),
+      activeProductCap: intFlag(values['active-product-cap'], 'active-product-cap') ?? null,
+      allowedDomains,
+    }),
+  );
+  if (values.json) process.stdout.write(JSON.stringify(result) + '\n');
+  else {
+    process.stdout.write(
+      `organization ${result.org_id}\nuser         ${result.user_id}\nproject      ${result.project_id}\n` +
+        `secret key   ${result.secret_key}  (shown once)\npublishable  ${result.publishable_key}\n`,
+    );
+  }
+}
+
+async function memberCommand(config: Readonly<Config>, args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      'org-id': { type: 'string' },
+      email: { type: 'string' },
+      password: { type: 'string' },
+      role: { type: 'string', default: 'member' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  if (!values['org-id']) fail('--org-id is required');
+  if (!values.email) fail('--email is required');
+  if (!['owner', 'admin', 'member'].includes(values.role!)) fail('--role must be owner, admin or member');
+  const result = await withDeps(config, (deps) =>
+    addMember(deps, { orgId: values['org-id']!, email: values.email!, password: values.password, role: values.role as 'member' }),
+  );
+  process.stdout.write(values.json ? JSON.stringify(result) + '\n' : `user ${result.user_id}\n`);
+}
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const [command, ...rest] = argv;
+  try {
+    if (!command || command === '--help' || command === 'help') {
+      process.stdout.write(USAGE + '\n');
+      return;
+    }
+    const config = loadConfig(env);
+    switch (command) {
+      case 'serve': {
+        const { values } = parseArgs({ args: rest, options: { 'no-worker': { type: 'boolean', default: false } } });
+        return await serve(config, !values['no-worker']);
+      }
+      case 'worker':
+        return await worker(config);
+      case 'migrate':
+        return await migrate(config);
+      case 'bootstrap':
+        return await bootstrapCommand(config, rest);
+      case 'member':
+        return await memberCommand(config, rest);
+      default:
+        fail(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`plinth: ${(err as Error).message}\n\n${USAGE}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw err;
+  }
+}

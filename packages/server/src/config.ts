@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/**
+ * The one reader of the environment. Everything else receives a frozen Config.
+ * Unknown or malformed values fail loudly at start, not at first use.
+ */
+export interface RateLimitConfig {
+  enabled: boolean;
+  /** tokens added per second to a key's API bucket */
+  apiPerSecond: number;
+  /** bucket size: the burst a key may spend at once */
+  apiBurst: number;
+  beaconPerSecond: number;
+  beaconBurst: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** postgres://… for PostgreSQL; otherwise a SQLite file path */
+  databaseUrl: string;
+  databaseKind: 'sqlite' | 'postgres';
+  redisUrl: string | null;
+  /** file://… (disk) or s3://bucket?endpoint=…&region=…&force_path_style=true */
+  storageUrl: string;
+  publicUrl: string;
+  secret: string;
+  smtpUrl: string | null;
+  fetchAllowHosts: readonly string[];
+  rateLimits: RateLimitConfig;
+  logLevel: string;
+  jobs: { leaseSeconds: number; pollMs: number; concurrency: number };
+  webhookRetryScale: number;
+  exportSyncLimit: number;
+  chromiumPath: string;
+  bodyLimitBytes: number;
+  uploadLimitBytes: number;
+  fetch: { maxBytes: number; timeoutMs: number; maxRedirects: number };
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min) throw new ConfigError(`${name} must be a number >= ${min}, got "${raw}"`);
+  return n;
+}
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+}
+
+/** PLINTH_SECRET signs resume tokens and download links; generated once per data dir when unset. */
+function resolveSecret(env: Env, dataDir: string): string {
+  if (env.PLINTH_SECRET) {
+    if (env.PLINTH_SECRET.length < 16) throw new ConfigError('PLINTH_SECRET must be at least 16 characters');
+    return env.PLINTH_SECRET;
+  }
+  const file = join(dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const port = int(env, 'PORT', 3000);
+  const host = env.HOST || '0.0.0.0';
+  const dataDir = resolve(env.PLINTH_DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || join(dataDir, 'plinth.db');
+  const databaseKind = /^postgres(ql)?:\/\//.test(databaseUrl) ? 'postgres' : 'sqlite';
+  const storageUrl = env.STORAGE_URL || `file://${join(dataDir, 'files')}`;
+  if (!/^(file|s3):\/\//.test(storageUrl)) throw new ConfigError('STORAGE_URL must start with file:// or s3://');
+  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  const rateLimitsRaw = (env.PLINTH_RATE_LIMITS || 'on').toLowerCase();
+  if (!['on', 'off'].includes(rateLimitsRaw)) throw new ConfigError('PLINTH_RATE_LIMITS must be "on" or "off"');
+
+  const config: Config = {
+    port,
+    host,
+    dataDir,
+    databaseUrl,
+    databaseKind,
+    redisUrl: env.REDIS_URL || null,
+    storageUrl,
+    publicUrl,
+    secret: resolveSecret(env, dataDir),
+    smtpUrl: env.SMTP_URL || null,
+    fetchAllowHosts: Object.freeze(list(env.PLINTH_FETCH_ALLOW_HOSTS)),
+    rateLimits: {
+      enabled: rateLimitsRaw === 'on',
+      apiPerSecond: int(env, 'PLINTH_RATE_LIMIT_API_PER_SECOND', 25, 0.001),
+      apiBurst: int(env, 'PLINTH_RATE_LIMIT_API_BURST', 100, 1),
+      beaconPerSecond: int(env, 'PLINTH_RATE_LIMIT_BEACON_PER_SECOND', 50, 0.001),
+      beaconBurst: int(env, 'PLINTH_RATE_LIMIT_BEACON_BURST', 200, 1),
+    },
+    logLevel: env.LOG_LEVEL || 'info',
+    jobs: {
+      leaseSeconds: int(env, 'PLINTH_JOB_LEASE_SECONDS', 60, 1),
+      pollMs: int(env, 'PLINTH_JOB_POLL_MS', 250, 10),
+      concurrency: int(env, 'PLINTH_JOB_CONCURRENCY', 2, 1),
+    },
+    webhookRetryScale: int(env, 'PLINTH_WEBHOOK_RETRY_SCALE', 1, 0),
+    exportSyncLimit: int(env, 'PLINTH_EXPORT_SYNC_LIMIT', 24, 0),
+    chromiumPath: env.PLINTH_CHROMIUM_PATH || '/usr/bin/chromium',
+    bodyLimitBytes: int(env, 'PLINTH_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    uploadLimitBytes: int(env, 'PLINTH_UPLOAD_LIMIT_BYTES', 40 * 1024 * 1024, 1024),
+    fetch: {
+      maxBytes: int(env, 'PLINTH_FETCH_MAX_BYTES', 50 * 1024 * 1024, 1024),
+      timeoutMs: int(env, 'PLINTH_FETCH_TIMEOUT_MS', 30_000, 100),
+      maxRedirects: 3,
+    },
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T extends object>(o: T): Readonly<T> {
+  for (const v of Object.values(o)) if (v && typeof v === 'object' && !Object.isFrozen(v)) deepFreeze(v);
+  return Object.freeze(o);
+}

@@ -1,0 +1,48 @@
+import type { Config } from './config.js';
+import { openDatabase, type Database } from './platform/db/index.js';
+import { createBlobStore } from './platform/storage/index.js';
+import type { BlobStore } from './platform/storage/types.js';
+import { createJobQueue } from './platform/jobs/index.js';
+import type { JobQueue } from './platform/jobs/types.js';
+import { createFetcher } from './platform/fetch/index.js';
+import type { GuardedFetcher } from './platform/fetch/types.js';
+import { createRateLimiter } from './platform/ratelimit/index.js';
+import type { RateLimiter } from './platform/ratelimit/types.js';
+import { systemClock, type Clock } from './platform/clock.js';
+import type { Logger } from './logger.js';
+
+/** Everything a service may touch, passed explicitly; no globals. */
+export interface Deps {
+  config: Readonly<Config>;
+  database: Database;
+  storage: BlobStore;
+  jobs: JobQueue;
+  fetcher: GuardedFetcher;
+  rateLimiter: RateLimiter;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Picks the adapters the config asks for. Nothing else decides between SQLite/PostgreSQL, disk/S3, … */
+export async function createDeps(config: Readonly<Config>, logger: Logger, overrides: Partial<Deps> = {}): Promise<Deps> {
+  const database = overrides.database ?? openDatabase(config.databaseUrl);
+  await database.migrate();
+  const jobs = overrides.jobs ?? createJobQueue(config, database, logger);
+  await jobs.open();
+  return {
+    config,
+    database,
+    storage: overrides.storage ?? createBlobStore(config),
+    jobs,
+    fetcher: overrides.fetcher ?? createFetcher(config),
+    rateLimiter: overrides.rateLimiter ?? createRateLimiter(config),
+    clock: overrides.clock ?? systemClock,
+    logger,
+  };
+}
+
+export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.jobs.close();
+  await Promise.allSettled([deps.rateLimiter.close(), deps.fetcher.close(), deps.storage.close()]);
+  await deps.database.close();
+}

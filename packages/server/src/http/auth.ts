@@ -1,0 +1,118 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../deps.js';
+import type { Authenticator } from '../modules/auth/auth.service.js';
+import type { Principal, Scope } from '../modules/auth/principal.js';
+import { AppError, forbidden } from './errors.js';
+import { originAllowed } from './origins.js';
+
+/**
+ * What a route demands of its caller. `scope: null` means the route is covered by no scope in the
+ * seed's table (keys, projects), so only a key with full access (no scopes) or a session may call it.
+ */
+export interface AuthRule {
+  scope: Scope | null;
+  /** the two routes a publishable key may call */
+  publishable?: boolean;
+  /** dashboard sessions are accepted unless false */
+  session?: boolean;
+  /** which token bucket the request spends */
+  bucket?: 'api' | 'beacon';
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthRule | 'public';
+  }
+  interface FastifyRequest {
+    principal: Principal;
+  }
+}
+
+export const SESSION_COOKIE = 'plinth_session';
+
+function bearer(request: FastifyRequest): string | null | undefined {
+  const header = request.headers.authorization;
+  if (header === undefined) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : null;
+}
+
+async function authenticate(request: FastifyRequest, rule: AuthRule, auth: Authenticator): Promise<Principal> {
+  const token = bearer(request);
+  if (token === null) throw new AppError('unauthenticated', 'The Authorization header must be "Bearer <API key>".');
+  if (token) {
+    const principal = await auth.fromApiKey(token);
+    if (!principal) throw new AppError('unauthenticated', 'The API key is invalid or has been revoked.');
+    return principal;
+  }
+  const cookie = request.cookies?.[SESSION_COOKIE];
+  if (cookie && rule.session !== false) {
+    const principal = await auth.fromSession(cookie);
+    if (principal) return principal;
+    throw new AppError('unauthenticated', 'The session has expired; sign in again.');
+  }
+  throw new AppError('unauthenticated', 'No API key was given. Send "Authorization: Bearer <API key>".');
+}
+
+function authorize(request: FastifyRequest, rule: AuthRule, principal: Principal): void {
+  if (principal.kind === 'publishable_key') {
+    if (!rule.publishable) {
+      throw forbidden('scope', 'A publishable key may only read a published product and send beacons; use a secret key.');
+    }
+    if (!request.headers.origin) {
+      throw forbidden('origin', 'A publishable key works only from a browser origin listed in its project\'s allowed_domains.');
+    }
+    if (!originAllowed(request.headers.origin, principal.allowedDomains)) {
+      throw forbidden('origin', `Origin ${request.headers.origin} is not in this project's allowed_domains.`);
+    }
+  }
+  if (principal.scopes === null) return;
+  if (rule.scope === null || !principal.scopes.includes(rule.scope)) {
+    throw forbidden(
+      'scope',
+      rule.scope ? `This key lacks the scope ${rule.scope}.` : 'This endpoint needs a key without scope restrictions.',
+      { required_scope: rule.scope },
+    );
+  }
+}
+
+async function spendToken(request: FastifyRequest, reply: FastifyReply, rule: AuthRule, principal: Principal, deps: Deps) {
+  const limits = deps.config.rateLimits;
+  if (!limits.enabled) return;
+  const beacon = rule.bucket === 'beacon';
+  const who = principal.keyId ?? `user:${principal.userId}`;
+  // Publishable keys live in public pages: one visitor's flood must not use up the whole key.
+  const bucket = `${beacon ? 'beacon' : 'api'}:${who}${principal.kind === 'publishable_key' ? `:${request.ip}` : ''}`;
+  const decision = await deps.rateLimiter.take(bucket, {
+    perSecond: beacon ? limits.beaconPerSecond : limits.apiPerSecond,
+    burst: beacon ? limits.beaconBurst : limits.apiBurst,
+  });
+  reply.header('RateLimit-Limit', String(decision.limit));
+  reply.header('RateLimit-Remaining', String(decision.remaining));
+  reply.header('RateLimit-Reset', String(decision.resetSeconds));
+  if (!decision.allowed) {
+    throw new AppError(
+      'rate_limited',
+      'Too many requests; retry after the delay in Retry-After.',
+      { retry_after_seconds: decision.retryAfterSeconds },
+      { 'Retry-After': String(decision.retryAfterSeconds) },
+    );
+  }
+}
+
+/** 401 before 403 before anything the handler decides (404 for another organization's ids). */
+export function registerAuth(app: FastifyInstance, deps: Deps, auth: Authenticator) {
+  app.decorateRequest('principal', null as unknown as Principal);
+  app.addHook('onRequest', async (request, reply) => {
+    const rule = request.routeOptions.config?.auth;
+    if (!rule || rule === 'public') return;
+    const principal = await authenticate(request, rule, auth);
+    authorize(request, rule, principal);
+    request.principal = principal;
+    if (principal.kind === 'publishable_key') {
+      reply.header('Access-Control-Allow-Origin', request.headers.origin as string);
+      reply.header('Vary', 'Origin');
+    }
+    await spendToken(request, reply, rule, principal, deps);
+  });
+}

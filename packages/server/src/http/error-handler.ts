@@ -1,0 +1,75 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, envelope, type ErrorDetails } from './errors.js';
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** `body.images[0].settings` style paths, so clients can point at the field. */
+function issuePath(context: string, issue: AjvIssue): string {
+  let path = context === 'querystring' ? 'query' : context;
+  for (const part of issue.instancePath.split('/').slice(1)) {
+    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+    path += /^\d+$/.test(key) ? `[${key}]` : `.${key}`;
+  }
+  const extra = (issue.params.missingProperty ?? issue.params.additionalProperty) as string | undefined;
+  if (extra) path += `.${extra}`;
+  return path;
+}
+
+function issueMessage(issue: AjvIssue): string {
+  if (issue.keyword === 'additionalProperties') return 'is not a known field';
+  if (issue.keyword === 'required') return 'is required';
+  return issue.message ?? 'is invalid';
+}
+
+export function sendError(reply: FastifyReply, status: number, code: string, message: string, details: ErrorDetails) {
+  return reply.status(status).type('application/json; charset=utf-8').send(envelope(code, message, details, reply.request.id));
+}
+
+/** Maps everything thrown in a request to the envelope. Nothing internal leaks from a 5xx. */
+export function registerErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof AppError) {
+      for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+      return sendError(reply, err.status, err.code, err.message, err.details);
+    }
+    const fe = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
+    if (fe.validation) {
+      const errors = fe.validation.map((issue) => ({
+        path: issuePath(fe.validationContext ?? 'body', issue),
+        message: issueMessage(issue),
+      }));
+      return sendError(reply, 422, 'validation_failed', 'The request failed validation.', { errors });
+    }
+    switch (fe.code) {
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return sendError(reply, 400, 'invalid_request', 'The body is not valid JSON.', null);
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendError(reply, 413, 'payload_too_large', 'The body is larger than this endpoint accepts.', {
+          limit_bytes: request.routeOptions.bodyLimit ?? null,
+        });
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendError(reply, 415, 'unsupported_media_type', `Content-Type ${request.headers['content-type'] ?? ''} is not accepted here.`, null);
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return sendError(reply, 400, 'invalid_request', 'Content-Length does not match the body.', null);
+    }
+    if (err instanceof SyntaxError && (fe.statusCode ?? 0) === 400) {
+      return sendError(reply, 400, 'invalid_request', 'The body is not valid JSON.', null);
+    }
+    const status = fe.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return sendError(reply, status, status === 404 ? 'not_found' : 'invalid_request', fe.message, null);
+    }
+    request.log.error({ err }, 'unhandled error');
+    return sendError(reply, 500, 'internal_error', 'The API failed to handle the request.', null);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, 404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`, null),
+  );
+}

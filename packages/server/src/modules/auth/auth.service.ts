@@ -1,0 +1,132 @@
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../http/errors.js';
+import { newId, randomToken } from '../../platform/ids.js';
+import { findKeyByHash, keyOrgIds, touchKey } from '../keys/keys.repo.js';
+import {
+  deleteSessionByHash,
+  insertSession,
+  membershipsOf,
+  projectForKey,
+  rolesFrom,
+  sessionByHash,
+  userByEmail,
+} from './auth.repo.js';
+import { hashPassword, tokenHash, verifyPassword } from './passwords.js';
+import { effectiveScopes, type Principal, type Scope } from './principal.js';
+
+const SESSION_DAYS = 14;
+/** How long a resolved key is trusted without a database read; revocation in this process clears it at once. */
+const CACHE_MS = 5_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+type Cached = { principal: Principal | null; expires: number };
+
+export class Authenticator {
+  private cache = new Map<string, Cached>();
+  private lastUsedWritten = new Map<string, number>();
+  // A password check against a fixed hash keeps unknown-email logins as slow as wrong-password ones.
+  private dummyHash = hashPassword(randomToken(8));
+
+  constructor(private deps: Pick<Deps, 'database' | 'clock' | 'logger'>) {}
+
+  /** Resolves an API key; null when unknown or revoked. */
+  async fromApiKey(token: string): Promise<Principal | null> {
+    if (!/^(sk|pk)_[A-Za-z0-9_-]{16,128}$/.test(token)) return null;
+    const hash = tokenHash(token);
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.expires > now) return hit.principal;
+    const principal = await this.loadKey(hash);
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(hash, { principal, expires: now + CACHE_MS });
+    if (principal?.keyId) this.noteUse(principal.keyId, now);
+    return principal;
+  }
+
+  async fromSession(token: string): Promise<Principal | null> {
+    const db = this.deps.database.db;
+    const session = await sessionByHash(db, tokenHash(token), this.deps.clock.now().toISOString());
+    if (!session) return null;
+    const memberships = await membershipsOf(db, session.user_id);
+    return {
+      kind: 'session',
+      keyId: null,
+      userId: session.user_id,
+      orgIds: memberships.map((m) => m.org_id),
+      roles: rolesFrom(memberships),
+      scopes: null,
+      projectId: null,
+      allowedDomains: [],
+    };
+  }
+
+  /** Forget cached resolutions, e.g. after a revoke or a project's allowed_domains change. */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  async login(email: string, password: string): Promise<{ token: string; userId: string; expiresAt: Date }> {
+    const db = this.deps.database.db;
+    const user = await userByEmail(db, email.trim().toLowerCase());
+    const ok = await verifyPassword(password, user?.password_hash ?? (await this.dummyHash));
+    if (!user || !ok) throw new AppError('unauthenticated', 'Email or password is wrong.');
+    const token = randomToken(32);
+    const now = this.deps.clock.now();
+    const expiresAt = new Date(now.getTime() + SESSION_DAYS * 86_400_000);
+    await insertSession(db, {
+      id: newId('sess'),
+      token_hash: tokenHash(token),
+      user_id: user.id,
+      created_at: now.toISOString(),
+      expires_at: expiresAt.toISOString(),
+    });
+    return { token, userId: user.id, expiresAt };
+  }
+
+  async logout(token: string): Promise<void> {
+    await deleteSessionByHash(this.deps.database.db, tokenHash(token));
+  }
+
+  private async loadKey(hash: string): Promise<Principal | null> {
+    const db = this.deps.database.db;
+    const key = await findKeyByHash(db, hash);
+    if (!key || key.revoked_at) return null;
+    const stored = JSON.parse(key.scopes) as Scope[];
+    if (key.type === 'publishable') {
+      const project = key.project_id ? await projectForKey(db, key.project_id) : undefined;
+      if (!project) return null;
+      return {
+        kind: 'publishable_key',
+        keyId: key.id,
+        userId: null,
+        orgIds: [project.org_id],
+        roles: {},
+        scopes: effectiveScopes('publishable', stored),
+        projectId: project.id,
+        allowedDomains: JSON.parse(project.allowed_domains) as string[],
+      };
+    }
+    const orgIds = await keyOrgIds(db, key.id);
+    const roles = key.created_by ? rolesFrom(await membershipsOf(db, key.created_by)) : {};
+    return {
+      kind: 'secret_key',
+      keyId: key.id,
+      userId: key.created_by,
+      orgIds,
+      roles: Object.fromEntries(orgIds.filter((o) => roles[o]).map((o) => [o, roles[o]])),
+      scopes: effectiveScopes('secret', stored),
+      projectId: null,
+      allowedDomains: [],
+    };
+  }
+
+  /** last_used_at is informational: written at most once a minute per key, off the request path. */
+  private noteUse(keyId: string, now: number) {
+    const last = this.lastUsedWritten.get(keyId) ?? 0;
+    if (now - last < LAST_USED_RESOLUTION_MS) return;
+    this.lastUsedWritten.set(keyId, now);
+    touchKey(this.deps.database.db, keyId, new Date(now).toISOString()).catch((err) =>
+      this.deps.logger.warn({ err }, 'could not record key use'),
+    );
+  }
+}

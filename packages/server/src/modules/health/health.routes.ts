@@ -1,0 +1,70 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../../deps.js';
+import { ErrorResponses } from '../../http/schemas.js';
+import { sendError } from '../../http/error-handler.js';
+
+const Check = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('fail')]),
+  latency_ms: Type.Number(),
+  kind: Type.String(),
+  error: Type.Optional(Type.String()),
+});
+
+const Health = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+    version: Type.String(),
+    checks: Type.Object({ database: Check, storage: Check, jobs: Check }),
+  },
+  { title: 'Health' },
+);
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+async function probe(kind: string, fn: () => Promise<void>) {
+  const started = performance.now();
+  try {
+    await Promise.race([
+      fn(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS).unref()),
+    ]);
+    return { status: 'ok' as const, kind, latency_ms: Math.round(performance.now() - started) };
+  } catch (err) {
+    // The reason stays in the log; the answer says only which dependency failed.
+    return { status: 'fail' as const, kind, latency_ms: Math.round(performance.now() - started), error: 'unavailable', cause: err };
+  }
+}
+
+/**
+ * Public, so load balancers can call it without a key. The database is essential (503 when down);
+ * storage and jobs degrade the answer but keep it 200.
+ */
+export const healthRoutes =
+  (deps: Deps, version: string): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      '/v1/health',
+      {
+        config: { auth: 'public' },
+        schema: { tags: ['Health'], summary: 'Service health', security: [], response: { 200: Health, ...ErrorResponses } },
+      },
+      async (request, reply) => {
+        const [database, storage, jobs] = await Promise.all([
+          probe(deps.database.kind, () => deps.database.ping()),
+          probe(deps.storage.kind, () => deps.storage.ping()),
+          probe(deps.jobs.kind, () => deps.jobs.ping()),
+        ]);
+        for (const [name, c] of Object.entries({ database, storage, jobs })) {
+          if ('cause' in c) request.log.warn({ err: c.cause, check: name }, 'health check failed');
+        }
+        const strip = ({ cause: _c, ...rest }: typeof database & { cause?: unknown }) => rest;
+        const checks = { database: strip(database), storage: strip(storage), jobs: strip(jobs) };
+        if (database.status === 'fail') {
+          return sendError(reply, 503, 'service_unavailable', 'The database is unreachable.', { checks });
+        }
+        const ok = storage.status === 'ok' && jobs.status === 'ok';
+        return { status: ok ? ('ok' as const) : ('degraded' as const), version, checks };
+      },
+    );
+  };

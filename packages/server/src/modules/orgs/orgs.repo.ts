@@ -1,0 +1,53 @@
+import type { Executor } from '../../platform/db/index.js';
+import type { Role } from '../auth/principal.js';
+
+export async function insertOrganization(
+  db: Executor,
+  row: { id: string; name: string; plan: string; active_product_cap: number | null; created_at: string },
+) {
+  await db.insertInto('organizations').values({ ...row, credit_balance: 0 }).execute();
+}
+
+export async function insertUser(db: Executor, row: { id: string; email: string; password_hash: string | null; created_at: string }) {
+  await db.insertInto('users').values(row).execute();
+}
+
+export async function setPassword(db: Executor, userId: string, hash: string) {
+  await db.updateTable('users').set({ password_hash: hash }).where('id', '=', userId).execute();
+}
+
+export async function upsertMembership(db: Executor, orgId: string, userId: string, role: Role, at: string) {
+  await db
+    .insertInto('memberships')
+    .values({ org_id: orgId, user_id: userId, role, created_at: at })
+    .onConflict((oc) => oc.columns(['org_id', 'user_id']).doUpdateSet({ role }))
+    .execute();
+}
+
+export async function organizationCount(db: Executor): Promise<number> {
+  const row = await db.selectFrom('organizations').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Credits are a ledger: the balance column is the running sum, changed only together with a ledger row. */
+export async function addCredits(db: Executor, entry: { id: string; orgId: string; delta: number; reason: string; ref: string | null; at: string }) {
+  const updated = await db
+    .updateTable('organizations')
+    .set((eb) => ({ credit_balance: eb('credit_balance', '+', entry.delta) }))
+    .where('id', '=', entry.orgId)
+    .returning('credit_balance')
+    .executeTakeFirstOrThrow();
+  await db
+    .insertInto('credit_ledger')
+    .values({
+      id: entry.id,
+      org_id: entry.orgId,
+      delta: entry.delta,
+      balance_after: updated.credit_balance,
+      reason: entry.reason,
+      ref: entry.ref,
+      created_at: entry.at,
+    })
+    .execute();
+  return updated.credit_balance;
+}

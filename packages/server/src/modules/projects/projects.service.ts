@@ -1,0 +1,68 @@
+import type { Deps } from '../../deps.js';
+import { forbidden, notFound, validationFailed } from '../../http/errors.js';
+import { normaliseOriginEntry } from '../../http/origins.js';
+import { readOrgs, writeOrg } from '../../http/reach.js';
+import { newId } from '../../platform/ids.js';
+import type { Authenticator } from '../auth/auth.service.js';
+import { canManage, type Principal } from '../auth/principal.js';
+import { findProject, insertProject, listProjects, toProjectRecord, updateProject } from './projects.repo.js';
+
+function domains(input: string[]): string[] {
+  const errors: { path: string; message: string }[] = [];
+  const out = new Set<string>();
+  input.forEach((raw, i) => {
+    const d = normaliseOriginEntry(raw);
+    if (!d) errors.push({ path: `body.allowed_domains[${i}]`, message: 'must be an origin like https://shop.example or https://*.example.com' });
+    else out.add(d);
+  });
+  if (errors.length) throw validationFailed(errors);
+  return [...out];
+}
+
+export async function listProjectsFor(deps: Deps, principal: Principal, q: { org_id?: string; scope?: 'all'; limit: number; offset: number }) {
+  const { rows, total } = await listProjects(deps.database.db, readOrgs(principal, q), q);
+  return { data: rows.map(toProjectRecord), total };
+}
+
+export async function getProject(deps: Deps, principal: Principal, id: string) {
+  const row = await findProject(deps.database.db, id, principal.orgIds);
+  if (!row) throw notFound('project');
+  return toProjectRecord(row);
+}
+
+export async function createProject(deps: Deps, principal: Principal, body: { name: string; allowed_domains?: string[]; org_id?: string }) {
+  const orgId = writeOrg(principal, body.org_id);
+  if (!canManage(principal, orgId)) throw forbidden('role', 'Only owners and admins may create projects.');
+  const at = deps.clock.now().toISOString();
+  const row = {
+    id: newId('proj'),
+    org_id: orgId,
+    name: body.name,
+    allowed_domains: JSON.stringify(domains(body.allowed_domains ?? [])),
+    created_at: at,
+    updated_at: at,
+  };
+  await insertProject(deps.database.db, row);
+  return toProjectRecord(row);
+}
+
+export async function patchProject(
+  deps: Deps,
+  auth: Authenticator,
+  principal: Principal,
+  id: string,
+  body: { name?: string; allowed_domains?: string[] },
+) {
+  const row = await findProject(deps.database.db, id, principal.orgIds);
+  if (!row) throw notFound('project');
+  if (!canManage(principal, row.org_id)) throw forbidden('role', 'Only owners and admins may change projects.');
+  const patch = {
+    ...(body.name !== undefined && { name: body.name }),
+    ...(body.allowed_domains !== undefined && { allowed_domains: JSON.stringify(domains(body.allowed_domains)) }),
+    updated_at: deps.clock.now().toISOString(),
+  };
+  await updateProject(deps.database.db, id, patch);
+  // Publishable keys carry the project's origins in the auth cache.
+  auth.invalidate();
+  return toProjectRecord({ ...row, ...patch });
+}

@@ -1,0 +1,78 @@
+import SqliteDatabase from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations.js';
+import type { DB } from './schema.js';
+
+export type { DB } from './schema.js';
+export type Executor = Kysely<DB> | Transaction<DB>;
+
+export interface Database {
+  db: Kysely<DB>;
+  kind: 'sqlite' | 'postgres';
+  /** the connection string (PostgreSQL) or file path (SQLite) */
+  url: string;
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function openDatabase(url: string): Database {
+  return /^postgres(ql)?:\/\//.test(url) ? openPostgres(url) : openSqlite(url);
+}
+
+function openSqlite(file: string): Database {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const raw = new SqliteDatabase(file);
+  raw.pragma('journal_mode = WAL');
+  // FULL: an acknowledged commit survives power loss, not only a process crash.
+  raw.pragma('synchronous = FULL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: raw }) });
+  return finish(db, 'sqlite', file);
+}
+
+function openPostgres(url: string): Database {
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return finish(db, 'postgres', url);
+}
+
+function finish(db: Kysely<DB>, kind: 'sqlite' | 'postgres', url: string): Database {
+  return {
+    db,
+    kind,
+    url,
+    async migrate() {
+      const migrator = new Migrator({ db, provider: migrationProvider(kind) });
+      const { error, results } = await migrator.migrateToLatest();
+      if (error) {
+        const failed = results?.find((r) => r.status === 'Error');
+        throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);
+      }
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+/** Dialect-neutral test for a unique-constraint violation. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** Runs fn in a transaction, or inside the caller's one when given. */
+export async function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return fn(db as Transaction<DB>);
+  return (db as Kysely<DB>).transaction().execute(fn);
+}

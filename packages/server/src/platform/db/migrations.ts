@@ -1,0 +1,142 @@
+import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
+
+/**
+ * One migration set for both dialects. Types are chosen to mean the same thing in each:
+ * text for ids, timestamps and JSON; integer for counts and flags.
+ * `seq` columns are the only dialect-specific piece, and they go through `autoIncrement`.
+ */
+type Dialect = 'sqlite' | 'postgres';
+
+function seqColumn(dialect: Dialect) {
+  return dialect === 'postgres' ? ('bigserial' as const) : ('integer' as const);
+}
+
+export function migrations(dialect: Dialect): Record<string, Migration> {
+  return {
+    '0001_platform': {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable('organizations')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('plan', 'text', (c) => c.notNull().defaultTo('active'))
+          .addColumn('active_product_cap', 'integer')
+          .addColumn('credit_balance', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('credit_ledger')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+          .addColumn('delta', 'integer', (c) => c.notNull())
+          .addColumn('balance_after', 'integer', (c) => c.notNull())
+          .addColumn('reason', 'text', (c) => c.notNull())
+          .addColumn('ref', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('credit_ledger_org').on('credit_ledger').columns(['org_id', 'id']).execute();
+        await db.schema
+          .createTable('users')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('email', 'text', (c) => c.notNull().unique())
+          .addColumn('password_hash', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('memberships')
+          .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+          .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+          .addColumn('role', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('memberships_pk', ['org_id', 'user_id'])
+          .execute();
+        await db.schema.createIndex('memberships_user').on('memberships').column('user_id').execute();
+        await db.schema
+          .createTable('sessions')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('expires_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema
+          .createTable('projects')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('allowed_domains', 'text', (c) => c.notNull().defaultTo('[]'))
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('projects_org').on('projects').columns(['org_id', 'id']).execute();
+        await db.schema
+          .createTable('api_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('name', 'text')
+          .addColumn('display_prefix', 'text', (c) => c.notNull())
+          .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('scopes', 'text', (c) => c.notNull().defaultTo('[]'))
+          .addColumn('project_id', 'text', (c) => c.references('projects.id').onDelete('cascade'))
+          .addColumn('created_by', 'text', (c) => c.references('users.id').onDelete('set null'))
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('revoked_at', 'text')
+          .addColumn('last_used_at', 'text')
+          .execute();
+        await db.schema
+          .createTable('api_key_orgs')
+          .addColumn('key_id', 'text', (c) => c.notNull().references('api_keys.id').onDelete('cascade'))
+          .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+          .addPrimaryKeyConstraint('api_key_orgs_pk', ['key_id', 'org_id'])
+          .execute();
+        await db.schema.createIndex('api_key_orgs_org').on('api_key_orgs').column('org_id').execute();
+        await db.schema
+          .createTable('idempotency_keys')
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('request_hash', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('status_code', 'integer')
+          .addColumn('response_headers', 'text')
+          .addColumn('response_body', 'text')
+          .addColumn('locked_at', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('idempotency_keys_pk', ['scope', 'key'])
+          .execute();
+        await db.schema.createIndex('idempotency_keys_created').on('idempotency_keys').column('created_at').execute();
+        await db.schema
+          .createTable('events')
+          .addColumn('seq', seqColumn(dialect), (c) =>
+            dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+          )
+          .addColumn('id', 'text', (c) => c.notNull().unique())
+          .addColumn('org_id', 'text', (c) => c.notNull())
+          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('data', 'text', (c) => c.notNull())
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('events_org').on('events').columns(['org_id', 'seq']).execute();
+        await db.schema
+          .createTable('jobs')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('queue', 'text', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('max_attempts', 'integer', (c) => c.notNull())
+          .addColumn('run_at', 'text', (c) => c.notNull())
+          .addColumn('locked_until', 'text')
+          .addColumn('locked_by', 'text')
+          .addColumn('last_error', 'text')
+          .addColumn('created_at', 'text', (c) => c.notNull())
+          .addColumn('updated_at', 'text', (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('jobs_claim').on('jobs').columns(['state', 'run_at']).execute();
+      },
+    },
+  };
+}
+
+export function migrationProvider(dialect: Dialect): MigrationProvider {
+  return { getMigrations: async () => migrations(dialect) };
+}

@@ -1,0 +1,165 @@
+import { CompiledQuery } from 'kysely';
+import PgBoss from 'pg-boss';
+import type { Config } from '../../config.js';
+import type { Logger } from '../../logger.js';
+import type { Database, Executor } from '../db/index.js';
+import { checkEnqueueOptions, DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_RETRY_LIMIT, type JobQueueOptions } from './local-queue.js';
+import type { EnqueueOptions, JobHandler, JobQueue } from './types.js';
+
+/** pg-boss doubles this per retry (1–2 s, 2–4 s, 4–8 s, …). */
+const RETRY_DELAY_SECONDS = 1;
+/** pg-boss refuses expirations of 24 h or more. */
+const MAX_EXPIRE_SECONDS = 23 * 3600;
+
+/**
+ * pg-boss 10 in the application's PostgreSQL database (its own `pgboss` schema, its own small pool).
+ * A job's lease is pg-boss's expiration: a job left active longer than `leaseSeconds` (its worker was killed)
+ * is failed by maintenance and retried. pg-boss 10 has no heartbeat, so a handler must also finish within
+ * the lease; pg-boss fails the attempt when it does not.
+ */
+export class PgBossJobQueue implements JobQueue {
+  readonly kind = 'pg-boss' as const;
+  private readonly boss: PgBoss;
+  private readonly handlers = new Map<string, JobHandler>();
+  /** queues known to exist, by name; pg-boss 10 drops jobs sent to a queue that was never created */
+  private readonly queues = new Map<string, Promise<void>>();
+  private readonly expireInSeconds: number;
+  private readonly pollingIntervalSeconds: number;
+  private readonly closeTimeoutMs: number;
+  private opening: Promise<void> | null = null;
+  private started = false;
+  private closed = false;
+
+  constructor(
+    private readonly config: Readonly<Config>,
+    database: Database,
+    private readonly logger: Logger,
+    options: JobQueueOptions = {},
+  ) {
+    this.expireInSeconds = Math.min(config.jobs.leaseSeconds, MAX_EXPIRE_SECONDS);
+    // pg-boss polls no faster than every 500 ms.
+    this.pollingIntervalSeconds = Math.max(0.5, config.jobs.pollMs / 1000);
+    this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    this.boss = new PgBoss({
+      connectionString: database.url,
+      application_name: 'plinth-jobs',
+      max: config.jobs.concurrency + 3,
+      migrate: true,
+      supervise: true,
+      // Cron is unused; leaving it on would add pg-boss's internal queues and a clock monitor.
+      schedule: false,
+      // Expiry is found by maintenance, so it runs about once per lease to retry abandoned jobs promptly.
+      maintenanceIntervalSeconds: Math.max(1, Math.min(this.expireInSeconds, 120)),
+      pollingIntervalSeconds: this.pollingIntervalSeconds,
+      expireInSeconds: this.expireInSeconds,
+      retryLimit: DEFAULT_RETRY_LIMIT,
+      retryDelay: RETRY_DELAY_SECONDS,
+      retryBackoff: true,
+    });
+    // Without a listener an 'error' event would crash the process; pg-boss recovers from these by itself.
+    this.boss.on('error', (err) => this.logger.error({ err }, 'pg-boss error'));
+  }
+
+  open(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('job queue is closed'));
+    this.opening ??= (async () => {
+      await this.boss.start();
+      await Promise.all([...this.handlers.keys()].map((name) => this.ensureQueue(name)));
+    })();
+    return this.opening;
+  }
+
+  async enqueue(executor: Executor, name: string, data: Record<string, unknown>, opts: EnqueueOptions = {}): Promise<string> {
+    if (!name) throw new TypeError('job name is required');
+    const { retryLimit, delaySeconds } = checkEnqueueOptions(opts);
+    await this.ready();
+    // Created through pg-boss's own pool, outside the caller's transaction: a rollback must not undo the queue
+    // while the cache says it exists.
+    await this.ensureQueue(name);
+    // pg-boss runs its INSERT through this, i.e. on the caller's connection and inside its transaction.
+    const db = {
+      async executeSql(text: string, values: unknown[]) {
+        const result = await executor.executeQuery(CompiledQuery.raw(text, values));
+        return { rows: result.rows as any[] };
+      },
+    };
+    const id = await this.boss.send(name, data, {
+      db,
+      retryLimit,
+      retryDelay: RETRY_DELAY_SECONDS,
+      retryBackoff: true,
+      expireInSeconds: this.expireInSeconds,
+      ...(delaySeconds > 0 ? { startAfter: delaySeconds } : {}),
+    });
+    if (!id) throw new Error(`pg-boss did not accept job "${name}"`);
+    return id;
+  }
+
+  register(name: string, handler: JobHandler): void {
+    if (!name) throw new TypeError('job name is required');
+    if (this.handlers.has(name)) throw new Error(`a handler for job "${name}" is already registered`);
+    this.handlers.set(name, handler);
+    if (this.started) {
+      this.startWorkers(name).catch((err) => this.logger.error({ err, queue: name }, 'could not start job workers'));
+    }
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    await this.ready();
+    this.started = true;
+    await Promise.all([...this.handlers.keys()].map((name) => this.startWorkers(name)));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.opening) return;
+    await this.opening.catch(() => {});
+    // Stops fetching, waits for running handlers up to the timeout, then fails the unfinished ones back to
+    // 'retry' (pg-boss counts that as an attempt) and closes pg-boss's pool.
+    await this.boss.stop({ graceful: true, wait: true, close: true, timeout: this.closeTimeoutMs });
+  }
+
+  async ping(): Promise<void> {
+    await this.ready();
+    if (!(await this.boss.isInstalled())) throw new Error('pg-boss schema is missing');
+  }
+
+  private async ready(): Promise<void> {
+    if (this.closed) throw new Error('job queue is closed');
+    if (!this.opening) throw new Error('job queue is not open; call open() first');
+    await this.opening;
+  }
+
+  private ensureQueue(name: string): Promise<void> {
+    let created = this.queues.get(name);
+    if (!created) {
+      created = this.boss.createQueue(name).catch((err: unknown) => {
+        this.queues.delete(name);
+        throw err;
+      });
+      this.queues.set(name, created);
+    }
+    return created;
+  }
+
+  /** pg-boss 10.4 has no per-worker concurrency option, so concurrency is that many one-job workers. */
+  private async startWorkers(name: string): Promise<void> {
+    await this.ensureQueue(name);
+    const handler = this.handlers.get(name)!;
+    const options = { batchSize: 1, includeMetadata: true as const, pollingIntervalSeconds: this.pollingIntervalSeconds };
+    for (let i = 0; i < this.config.jobs.concurrency; i++) {
+      await this.boss.work<Record<string, unknown>>(name, options, async ([job]) => {
+        const attempt = job.retryCount + 1;
+        try {
+          await handler({ id: job.id, name: job.name, data: job.data ?? {}, attempt });
+        } catch (err) {
+          const left = job.retryLimit - job.retryCount;
+          this.logger.warn({ err, job: job.id, queue: name, attempt }, left > 0 ? 'job failed; will retry' : 'job failed; no attempts left');
+          throw err;
+        }
+      });
+    }
+  }
+}
