@@ -16,7 +16,9 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { filesRoutes } from './modules/files/files.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { keysRoutes } from './modules/keys/keys.routes.js';
+import { productsRoutes } from './modules/products/products.routes.js';
 import { projectsRoutes } from './modules/projects/projects.routes.js';
+import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { VERSION } from './version.js';
 
 /** Routes a publishable key may call from a browser (CORS is answered for these only). */
@@ -86,6 +88,8 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(authRoutes(auth, deps.config.publicUrl.startsWith('https:')));
   await app.register(keysRoutes(deps, auth));
   await app.register(projectsRoutes(deps, auth));
+  await app.register(productsRoutes(deps));
+  await app.register(uploadsRoutes(deps));
   await app.register(filesRoutes(deps));
   return app;
 }

@@ -16,6 +16,34 @@ export interface RateLimitConfig {
   beaconBurst: number;
 }
 
+/**
+ * The one pricing table (credits). Quotes are computed from it, and a commit recomputes the price:
+ * a change here between quote and commit gives 400 quote_changed.
+ */
+export interface Pricing {
+  /** ingesting one image (fetch, decode, analyse) */
+  image: number;
+  /** a product page: fetch, extract, then its images */
+  sourcePage: number;
+  /** a video: frame extraction, then its frames as images */
+  video: number;
+  /** generating a 3D model from images */
+  modelGeneration: number;
+  /** rendering images from a model (order for a model-only product) */
+  renders: number;
+  /** how long a quote's resume token stays valid */
+  quoteTtlSeconds: number;
+}
+
+export const DEFAULT_PRICING: Pricing = Object.freeze({
+  image: 1,
+  sourcePage: 2,
+  video: 5,
+  modelGeneration: 20,
+  renders: 4,
+  quoteTtlSeconds: 3600,
+});
+
 export interface Config {
   port: number;
   host: string;
@@ -39,6 +67,7 @@ export interface Config {
   bodyLimitBytes: number;
   uploadLimitBytes: number;
   fetch: { maxBytes: number; timeoutMs: number; maxRedirects: number };
+  pricing: Pricing;
 }
 
 type Env = Record<string, string | undefined>;
@@ -118,8 +147,27 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       timeoutMs: int(env, 'PLINTH_FETCH_TIMEOUT_MS', 30_000, 100),
       maxRedirects: 3,
     },
+    pricing: pricing(env.PLINTH_PRICING),
   };
   return deepFreeze(config);
+}
+
+/** PLINTH_PRICING is a JSON object overriding entries of the default table, e.g. {"modelGeneration": 30}. */
+function pricing(raw: string | undefined): Pricing {
+  if (!raw) return { ...DEFAULT_PRICING };
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    throw new ConfigError('PLINTH_PRICING must be a JSON object');
+  }
+  const out: Pricing = { ...DEFAULT_PRICING };
+  for (const [k, v] of Object.entries(parsed)) {
+    if (!(k in DEFAULT_PRICING)) throw new ConfigError(`PLINTH_PRICING has an unknown entry "${k}"`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new ConfigError(`PLINTH_PRICING.${k} must be a whole number >= 0`);
+    (out as unknown as Record<string, number>)[k] = v;
+  }
+  return out;
 }
 
 function deepFreeze<T extends object>(o: T): Readonly<T> {

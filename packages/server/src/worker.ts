@@ -1,9 +1,13 @@
+import sharp from 'sharp';
 import type { Deps } from './deps.js';
+import { registerIngestJobs } from './modules/ingest/ingest.jobs.js';
 
 /**
  * Registers every module's job handlers on the queue. Each capability adds its `<area>.jobs.ts`
  * here in one line.
  */
 export function registerJobHandlers(deps: Deps): void {
-  void deps;
+  // sharp runs one thread by default on this kind of machine; use the cores we have.
+  sharp.concurrency(Math.max(2, sharp.concurrency()));
+  registerIngestJobs(deps);
 }

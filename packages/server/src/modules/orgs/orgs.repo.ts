@@ -51,3 +51,35 @@ export async function addCredits(db: Executor, entry: { id: string; orgId: strin
     .execute();
   return updated.credit_balance;
 }
+
+export async function findOrganization(db: Executor, id: string) {
+  return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Debits only when the balance covers it, in one statement, so concurrent commits can never take the
+ * balance below zero. Returns the new balance, or null when the balance is short.
+ */
+export async function debitCredits(db: Executor, entry: { id: string; orgId: string; amount: number; reason: string; ref: string; at: string }) {
+  const updated = await db
+    .updateTable('organizations')
+    .set((eb) => ({ credit_balance: eb('credit_balance', '-', entry.amount) }))
+    .where('id', '=', entry.orgId)
+    .where('credit_balance', '>=', entry.amount)
+    .returning('credit_balance')
+    .executeTakeFirst();
+  if (!updated) return null;
+  await db
+    .insertInto('credit_ledger')
+    .values({
+      id: entry.id,
+      org_id: entry.orgId,
+      delta: -entry.amount,
+      balance_after: updated.credit_balance,
+      reason: entry.reason,
+      ref: entry.ref,
+      created_at: entry.at,
+    })
+    .execute();
+  return updated.credit_balance;
+}

@@ -76,3 +76,13 @@ export async function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) 
   if (db.isTransaction) return fn(db as Transaction<DB>);
   return (db as Kysely<DB>).transaction().execute(fn);
 }
+
+/**
+ * Serialises writers of one organization's state (credits, product cap) for the rest of the transaction.
+ * SQLite transactions already run one at a time; PostgreSQL needs a row lock.
+ */
+export async function lockOrganization(trx: Transaction<DB>, kind: Database['kind'], orgId: string): Promise<void> {
+  if (kind === 'postgres') {
+    await trx.selectFrom('organizations').select('id').where('id', '=', orgId).forUpdate().execute();
+  }
+}

@@ -1,12 +1,13 @@
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Database } from '../db/index.js';
-import { LocalJobQueue, type JobQueueOptions } from './local-queue.js';
+import type { JobQueueOptions } from './common.js';
+import { LocalJobQueue } from './local-queue.js';
 import { PgBossJobQueue } from './pgboss-queue.js';
 import type { JobQueue } from './types.js';
 
 export type { EnqueueOptions, Job, JobHandler, JobQueue } from './types.js';
-export type { JobQueueOptions } from './local-queue.js';
+export type { JobQueueOptions } from './common.js';
 
 /** The job table next to the data on SQLite; pg-boss in the same database on PostgreSQL. */
 export function createJobQueue(

@@ -148,6 +148,17 @@ describe(`jobs (${TEST_BACKEND})`, () => {
     expect(await countJobs(name)).toBe(1);
   });
 
+  it('enqueues to queues never seen before, several in one transaction', async () => {
+    // pg-boss creates each queue on its own connection while the caller's transaction is open: no deadlock.
+    const names = [uniqueName('fresh'), uniqueName('fresh')];
+    const q = queue();
+    await q.open();
+    await database.db.transaction().execute(async (trx) => {
+      for (const name of names) await q.enqueue(trx, name, {});
+    });
+    expect(await Promise.all(names.map((n) => countJobs(n)))).toEqual([1, 1]);
+  }, 10_000);
+
   it('retries a failing handler with growing backoff and marks it failed after the last attempt', async () => {
     const name = uniqueName('failing');
     const attempts: { attempt: number; at: number }[] = [];

@@ -5,15 +5,9 @@ import type { Logger } from '../../logger.js';
 import type { Database, Executor } from '../db/index.js';
 import type { JobsTable } from '../db/schema.js';
 import { newId } from '../ids.js';
+import { checkEnqueueOptions, DEFAULT_CLOSE_TIMEOUT_MS, type JobQueueOptions } from './common.js';
 import type { EnqueueOptions, JobHandler, JobQueue } from './types.js';
 
-export interface JobQueueOptions {
-  /** how long close() waits for running jobs before releasing them (default 10 s) */
-  closeTimeoutMs?: number;
-}
-
-export const DEFAULT_RETRY_LIMIT = 5;
-export const DEFAULT_CLOSE_TIMEOUT_MS = 10_000;
 const MAX_BACKOFF_SECONDS = 3600;
 const PRUNE_EVERY_MS = 3_600_000;
 const KEEP_COMPLETED_MS = 86_400_000;
@@ -22,14 +16,6 @@ const KEEP_COMPLETED_MS = 86_400_000;
 export function backoffMs(attempt: number, random: () => number = Math.random): number {
   const base = Math.min(2 ** Math.max(0, attempt - 1), MAX_BACKOFF_SECONDS) * 1000;
   return Math.round(base * (1 + 0.2 * random()));
-}
-
-export function checkEnqueueOptions(opts: EnqueueOptions): { retryLimit: number; delaySeconds: number } {
-  const retryLimit = opts.retryLimit ?? DEFAULT_RETRY_LIMIT;
-  const delaySeconds = opts.delaySeconds ?? 0;
-  if (!Number.isInteger(retryLimit) || retryLimit < 0) throw new TypeError('retryLimit must be an integer >= 0');
-  if (!Number.isFinite(delaySeconds) || delaySeconds < 0) throw new TypeError('delaySeconds must be a number >= 0');
-  return { retryLimit, delaySeconds };
 }
 
 export function errorText(err: unknown): string {

@@ -3,7 +3,7 @@ import PgBoss from 'pg-boss';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Database, Executor } from '../db/index.js';
-import { checkEnqueueOptions, DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_RETRY_LIMIT, type JobQueueOptions } from './local-queue.js';
+import { checkEnqueueOptions, DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_RETRY_LIMIT, type JobQueueOptions } from './common.js';
 import type { EnqueueOptions, JobHandler, JobQueue } from './types.js';
 
 /** pg-boss doubles this per retry (1–2 s, 2–4 s, 4–8 s, …). */

@@ -1,0 +1,188 @@
+import sharp from 'sharp';
+import { baseSpan, type AlphaPlane, type Box } from './mask-bounds.js';
+
+export type ShadowStyle = 'none' | 'soft' | 'hard' | 'contact';
+
+/**
+ * The backdrop (background plus shadow) is rendered at 1/BACKDROP_SCALE of the
+ * canvas side and enlarged at the end: a blurred shadow has no detail to lose,
+ * and blurring a 2048² plane with a ~60 px sigma would cost more than the rest
+ * of the finishing put together.
+ */
+export const BACKDROP_SCALE = 4;
+
+export interface Backdrop {
+  data: Buffer;
+  side: number;
+  channels: 3 | 4;
+}
+
+export interface BackdropInput {
+  /** Output canvas side in px. */
+  size: number;
+  /** Solid background colour, or null for transparent. */
+  background: readonly [number, number, number] | null;
+  shadow: Exclude<ShadowStyle, 'none'>;
+  /** Where the product lands on the full-size canvas. */
+  placement: Box;
+  /** The product's alpha, cropped to its bounding box, at source resolution. */
+  silhouette: AlphaPlane;
+}
+
+interface DropShadow {
+  /** Offsets and blur are fractions of the placed product's longer side, so a
+   * product shrunk by a large padding gets a proportionally smaller shadow. */
+  dx: number;
+  dy: number;
+  sigma: number;
+  opacity: number;
+}
+
+const DROP_SHADOWS: Record<'soft' | 'hard', DropShadow> = {
+  soft: { dx: 0.03, dy: 0.045, sigma: 0.035, opacity: 0.35 },
+  hard: { dx: 0.02, dy: 0.03, sigma: 0.006, opacity: 0.6 },
+};
+
+const CONTACT = {
+  opacity: 0.55,
+  /** Ellipse half-width relative to half the base width: a little wider than
+   * the base so the shadow shows on both sides of it. */
+  spread: 1.1,
+  /** Height/width ratio of the ellipse, bounded to fractions of the product. */
+  flatness: 0.14,
+  minHeight: 0.012,
+  maxHeight: 0.05,
+  sigma: 0.01,
+};
+
+/** vips rejects smaller sigmas; below this a blur would be invisible anyway. */
+const MIN_SIGMA = 0.3;
+
+export async function renderBackdrop(input: BackdropInput): Promise<Backdrop> {
+  const side = Math.ceil(input.size / BACKDROP_SCALE);
+  const f = side / input.size;
+  const longSide = Math.max(input.placement.width, input.placement.height);
+
+  let plane: Buffer;
+  let sigma: number;
+  let opacity: number;
+  if (input.shadow === 'contact') {
+    plane = drawContactEllipse(side, f, longSide, input.placement, input.silhouette);
+    sigma = CONTACT.sigma * longSide * f;
+    opacity = CONTACT.opacity;
+  } else {
+    const spec = DROP_SHADOWS[input.shadow];
+    plane = await placeSilhouette(side, f, longSide, input.placement, input.silhouette, spec);
+    sigma = spec.sigma * longSide * f;
+    opacity = spec.opacity;
+  }
+  const blurred = await sharp(plane, { raw: { width: side, height: side, channels: 1 } })
+    .blur(Math.max(MIN_SIGMA, sigma))
+    // Without this sharp widens single-band output to sRGB.
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer();
+  return tint(blurred, side, opacity, input.background);
+}
+
+async function placeSilhouette(
+  side: number,
+  f: number,
+  longSide: number,
+  placement: Box,
+  silhouette: AlphaPlane,
+  spec: DropShadow,
+): Promise<Buffer> {
+  const width = Math.max(1, Math.round(placement.width * f));
+  const height = Math.max(1, Math.round(placement.height * f));
+  const small = await sharp(silhouette.data, {
+    raw: { width: silhouette.width, height: silhouette.height, channels: 1 },
+  })
+    .resize(width, height, { fit: 'fill' })
+    .toColourspace('b-w')
+    .raw()
+    .toBuffer();
+  const plane = Buffer.alloc(side * side);
+  const ox = Math.round((placement.left + spec.dx * longSide) * f);
+  const oy = Math.round((placement.top + spec.dy * longSide) * f);
+  // The offset can push the shadow past the canvas when padding is small, so
+  // the copy is clipped on every side.
+  const x0 = Math.max(0, ox);
+  const x1 = Math.min(side, ox + width);
+  if (x1 <= x0) return plane;
+  for (let y = Math.max(0, oy); y < Math.min(side, oy + height); y++) {
+    const src = (y - oy) * width + (x0 - ox);
+    plane.set(small.subarray(src, src + (x1 - x0)), y * side + x0);
+  }
+  return plane;
+}
+
+function drawContactEllipse(
+  side: number,
+  f: number,
+  longSide: number,
+  placement: Box,
+  silhouette: AlphaPlane,
+): Buffer {
+  const plane = Buffer.alloc(side * side);
+  const span = baseSpan(silhouette);
+  const baseWidth = Math.max((span.to - span.from) * placement.width, 0.1 * placement.width);
+  const cx = (placement.left + ((span.from + span.to) / 2) * placement.width) * f;
+  // Centred on the base line: the upper half is hidden behind the product and
+  // the lower half reads as the shadow on the floor.
+  const cy = (placement.top + placement.height) * f;
+  const rx = Math.max(1, (baseWidth / 2) * CONTACT.spread * f);
+  const ry = Math.max(
+    1,
+    Math.min(Math.max(rx * CONTACT.flatness, CONTACT.minHeight * longSide * f), CONTACT.maxHeight * longSide * f),
+  );
+  const yStart = Math.max(0, Math.floor(cy - ry));
+  const yEnd = Math.min(side - 1, Math.ceil(cy + ry));
+  const xStart = Math.max(0, Math.floor(cx - rx));
+  const xEnd = Math.min(side - 1, Math.ceil(cx + rx));
+  for (let y = yStart; y <= yEnd; y++) {
+    const ny = (y + 0.5 - cy) / ry;
+    for (let x = xStart; x <= xEnd; x++) {
+      const nx = (x + 0.5 - cx) / rx;
+      const r2 = nx * nx + ny * ny;
+      if (r2 >= 1) continue;
+      // Falls off faster than linear so the centre reads darkest, as the floor
+      // right under an object gets the least light.
+      const k = 1 - r2;
+      plane[y * side + x] = Math.round(255 * k * Math.sqrt(k));
+    }
+  }
+  return plane;
+}
+
+/**
+ * Turns the blurred shadow coverage into the final low-resolution backdrop.
+ * Over a colour the shadow is black at `opacity`, so it is pre-blended here
+ * (one table look-up per sample) rather than composited at full size later.
+ */
+function tint(
+  coverage: Buffer,
+  side: number,
+  opacity: number,
+  background: readonly [number, number, number] | null,
+): Backdrop {
+  const n = side * side;
+  if (background === null) {
+    const out = Buffer.alloc(n * 4);
+    for (let i = 0, o = 3; i < n; i++, o += 4) out[o] = Math.round(coverage[i] * opacity);
+    return { data: out, side, channels: 4 };
+  }
+  const lut = new Uint8Array(256 * 3);
+  for (let v = 0; v < 256; v++) {
+    const keep = 1 - (v / 255) * opacity;
+    for (let c = 0; c < 3; c++) lut[v * 3 + c] = Math.round(background[c] * keep);
+  }
+  const out = Buffer.allocUnsafe(n * 3);
+  for (let i = 0, o = 0; i < n; i++, o += 3) {
+    const l = coverage[i] * 3;
+    out[o] = lut[l];
+    out[o + 1] = lut[l + 1];
+    out[o + 2] = lut[l + 2];
+  }
+  return { data: out, side, channels: 3 };
+}

@@ -1,0 +1,76 @@
+import { InputRejected } from './input-rejected.js';
+import { resolveResourceUrl } from './model-container.js';
+
+/** The caller's guarded fetcher (refuses private addresses, enforces timeouts and size caps). */
+export type FetchBytes = (url: string) => Promise<Buffer>;
+
+export interface ResourceLimits {
+  /** Budget shared by all external resources, in bytes. */
+  maxBytes: number;
+  maxResources: number;
+  concurrency: number;
+}
+
+/**
+ * Fetches every external URI of the asset through the caller's fetcher and returns
+ * the bytes keyed by the URI exactly as written in the JSON — that is the key both
+ * gltf-transform and the validator's externalResourceFunction look resources up by.
+ */
+export async function fetchExternalResources(
+  uris: string[],
+  baseUrl: string | null,
+  fetchBytes: FetchBytes,
+  limits: ResourceLimits,
+): Promise<Map<string, Uint8Array>> {
+  if (uris.length > limits.maxResources) {
+    throw new InputRejected(
+      'model_too_large',
+      `Model references ${uris.length} external resources; at most ${limits.maxResources} are allowed`,
+      { count: uris.length, limit: limits.maxResources },
+    );
+  }
+  // Resolve everything before fetching anything, so a single refused URI means
+  // no request at all leaves the server on behalf of this model.
+  const targets = uris.map((uri) => ({ uri, url: resolveResourceUrl(uri, baseUrl) }));
+
+  const out = new Map<string, Uint8Array>();
+  let total = 0;
+  let next = 0;
+  let failure: unknown = null;
+
+  const worker = async () => {
+    while (failure === null && next < targets.length) {
+      const { uri, url } = targets[next++];
+      let data: Buffer;
+      try {
+        data = await fetchBytes(url);
+      } catch (err) {
+        failure ??= fetchFailed(uri, url, err);
+        return;
+      }
+      total += data.byteLength;
+      if (total > limits.maxBytes) {
+        failure ??= new InputRejected(
+          'model_too_large',
+          `External resources exceed the ${limits.maxBytes} byte limit`,
+          { limit: limits.maxBytes, uri },
+        );
+        return;
+      }
+      out.set(uri, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limits.concurrency, targets.length) }, worker));
+  if (failure !== null) throw failure;
+  return out;
+}
+
+function fetchFailed(uri: string, url: string, err: unknown): InputRejected {
+  const message = err instanceof Error ? err.message : String(err);
+  const cause = err instanceof InputRejected ? err.reason : undefined;
+  return new InputRejected(
+    'external_fetch_failed',
+    `Could not fetch external resource ${JSON.stringify(uri)}: ${message}`,
+    { uri, url, ...(cause ? { cause } : {}) },
+  );
+}

@@ -1,0 +1,86 @@
+import type { Selectable, Transaction } from 'kysely';
+import type { Deps } from '../../deps.js';
+import { AppError, notFound } from '../../http/errors.js';
+import type { DB } from '../../platform/db/index.js';
+import { newId } from '../../platform/ids.js';
+import type { Principal } from '../auth/principal.js';
+import { emitEvent } from '../events/events.js';
+import { debitCredits } from '../orgs/orgs.repo.js';
+import { assertCredits, assertPlanAllows } from '../quotes/plan.js';
+import type { QuotePayload } from '../quotes/quote-token.js';
+import { quote, type QuoteJson } from './create.service.js';
+import { findProduct, updateProductRow } from './products.repo.js';
+import type { ProductRecord } from './products.types.js';
+
+export const GENERATE_QUEUE = 'generate.model';
+export const RENDER_QUEUE = 'render.images';
+
+type OrderReason = 'no_analysis' | 'generating' | 'images_ordered' | 'model_exists' | 'model_failed';
+
+const MESSAGES: Record<OrderReason, string> = {
+  generating: 'The product is still being processed; order when it is done.',
+  model_failed: 'The product\'s model failed; create the product again or import a model.',
+  no_analysis: 'The product has not been analysed yet.',
+  images_ordered: 'Images were already ordered for this product.',
+  model_exists: 'The product already has both images and a model.',
+};
+
+function refuse(reason: OrderReason): never {
+  throw new AppError('conflict', MESSAGES[reason], { reason });
+}
+
+/**
+ * What the missing half is: a model for an images-only product, renders for a model-only one.
+ * Refusals follow the seed's reasons, checked in the order a user would want to hear them.
+ */
+export function orderFor(p: ProductRecord): 'order_model' | 'order_renders' {
+  if (p.modelStatus === 'queued' || p.modelStatus === 'generating' || p.imagesStatus === 'ingesting') refuse('generating');
+  if (p.modelStatus === 'failed') refuse('model_failed');
+  if (p.analysis !== 'done') refuse('no_analysis');
+  if (p.imagesStatus === 'ordered') refuse('images_ordered');
+  const hasImages = p.images.some((i) => i.storageKey !== null);
+  if (p.modelStatus === 'ready' && hasImages) refuse('model_exists');
+  if (p.modelStatus === 'ready') return 'order_renders';
+  if (hasImages) return 'order_model';
+  refuse('no_analysis');
+}
+
+export async function orderQuote(deps: Deps, principal: Principal, productId: string): Promise<QuoteJson> {
+  const product = await findProduct(deps.database.db, productId, principal.orgIds);
+  if (!product) throw notFound('product');
+  const op = orderFor(product);
+  return quote(deps, product.orgId, op, { product_id: product.id }, product.id);
+}
+
+type OrgRow = Selectable<DB['organizations']>;
+
+/** Commits an order token inside the create commit's transaction (quote_uses already recorded). */
+export async function commitOrder(
+  deps: Deps,
+  trx: Transaction<DB>,
+  org: OrgRow,
+  payload: QuotePayload,
+  at: string,
+): Promise<ProductRecord> {
+  const product = await findProduct(trx, payload.product!, [org.id]);
+  if (!product) throw notFound('product');
+  // The product may have moved on since the quote: the same refusals apply at commit.
+  const op = orderFor(product);
+  if (op !== payload.op) throw new AppError('quote_changed', 'The product changed since the quote; request a new quote.', { reason: 'product_changed' });
+  assertPlanAllows(org, { addsProduct: false, activeProducts: 0 });
+  assertCredits(org.credit_balance, payload.credits);
+  if (payload.credits > 0) {
+    const left = await debitCredits(trx, { id: newId('led'), orgId: org.id, amount: payload.credits, reason: op, ref: product.id, at });
+    if (left === null) assertCredits(0, payload.credits);
+  }
+  if (op === 'order_model') {
+    await updateProductRow(trx, product.id, { model_status: 'queued', generate_model: 1, progress: 0, step: 'queued', error: null, updated_at: at });
+    await deps.jobs.enqueue(trx, GENERATE_QUEUE, { product_id: product.id, credits: payload.credits }, { retryLimit: 1 });
+  } else {
+    await updateProductRow(trx, product.id, { images_status: 'ordered', progress: 0, step: 'queued', error: null, updated_at: at });
+    await deps.jobs.enqueue(trx, RENDER_QUEUE, { product_id: product.id, credits: payload.credits }, { retryLimit: 1 });
+  }
+  const updated = (await findProduct(trx, product.id, [org.id]))!;
+  await emitEvent(trx, org.id, 'product.updated', { id: updated.id, model_status: updated.modelStatus, order: op }, at);
+  return updated;
+}

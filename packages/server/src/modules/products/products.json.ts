@@ -1,0 +1,73 @@
+import type { BlobStore } from '../../platform/storage/types.js';
+import type { ImageRecord, ProductRecord } from './products.types.js';
+
+/** Asset URLs are built at read time, so a PUBLIC_URL change never leaves stale URLs in the database. */
+export function imageJson(i: ImageRecord, storage: BlobStore) {
+  return {
+    image_id: i.id,
+    url: i.storageKey ? storage.publicUrl(i.storageKey) : null,
+    thumbnail_url: i.thumbKey ? storage.publicUrl(i.thumbKey) : null,
+    width: i.width,
+    height: i.height,
+    position: i.position,
+    origin: i.origin,
+    image_review_status: i.reviewStatus,
+    settings: i.settings,
+    error: i.error,
+    created_at: i.createdAt,
+    updated_at: i.updatedAt,
+  };
+}
+
+export function modelUrl(p: ProductRecord, storage: BlobStore): string | null {
+  return p.model && p.modelStatus === 'ready' ? storage.publicUrl(p.model.glbKey) : null;
+}
+
+export function productJson(p: ProductRecord, storage: BlobStore) {
+  const m = p.model;
+  return {
+    object: 'product' as const,
+    id: p.id,
+    org_id: p.orgId,
+    title: p.title,
+    custom_id: p.customId,
+    status: p.status,
+    model_status: p.modelStatus,
+    model_url: modelUrl(p, storage),
+    thumbnail_url: p.thumbnailKey ? storage.publicUrl(p.thumbnailKey) : null,
+    tags: p.tags,
+    source: p.source,
+    images: p.images.map((i) => imageJson(i, storage)),
+    model: m
+      ? {
+          url: modelUrl(p, storage),
+          usdz_url: m.usdzKey && p.modelStatus === 'ready' ? storage.publicUrl(m.usdzKey) : null,
+          decision: m.decision,
+          dimensions: m.dimensions,
+          triangles: m.triangles,
+          bytes: m.bytes,
+          settings: m.settings,
+          origin: m.origin,
+        }
+      : null,
+    analysis_status: p.analysis,
+    images_status: p.imagesStatus,
+    progress: p.progress,
+    step: p.step,
+    error: p.error,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+    published_at: p.publishedAt,
+  };
+}
+
+/** The public projection: exactly these five fields, for a publishable key. */
+export function publicProjection(p: ProductRecord, storage: BlobStore) {
+  return {
+    id: p.id,
+    title: p.title,
+    model_url: modelUrl(p, storage),
+    thumbnail_url: p.thumbnailKey ? storage.publicUrl(p.thumbnailKey) : null,
+    model_status: p.modelStatus,
+  };
+}

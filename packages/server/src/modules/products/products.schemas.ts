@@ -1,0 +1,127 @@
+import { Type } from '@sinclair/typebox';
+import { Timestamp } from '../../http/schemas.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const Str = Type.String();
+const Problem = Nullable(Type.Object({ code: Str, message: Str }));
+
+export const ProductStatusSchema = Type.Union([Type.Literal('draft'), Type.Literal('published'), Type.Literal('archived')]);
+export const ModelStatusSchema = Type.Union(
+  ['none', 'queued', 'generating', 'ready', 'failed'].map((s) => Type.Literal(s)),
+  { description: 'none | queued | generating | ready | failed' },
+);
+export const ReviewStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('rejected')]);
+
+export const ImageSchema = Type.Object(
+  {
+    image_id: Str,
+    url: Nullable(Str),
+    thumbnail_url: Nullable(Str),
+    width: Nullable(Type.Integer()),
+    height: Nullable(Type.Integer()),
+    position: Type.Integer(),
+    origin: Type.Union(['fetched', 'uploaded', 'video_frame', 'rendered'].map((s) => Type.Literal(s))),
+    image_review_status: ReviewStatusSchema,
+    settings: Type.Object({}, { additionalProperties: true }),
+    error: Problem,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { title: 'Image' },
+);
+
+const Dimensions = Type.Object({ width: Type.Number(), height: Type.Number(), depth: Type.Number() }, { description: 'metres' });
+
+export const ModelSchema = Type.Object(
+  {
+    url: Nullable(Str),
+    usdz_url: Nullable(Str),
+    decision: ReviewStatusSchema,
+    dimensions: Nullable(Dimensions),
+    triangles: Nullable(Type.Integer()),
+    bytes: Nullable(Type.Integer()),
+    settings: Type.Object({}, { additionalProperties: true }),
+    origin: Type.Union([Type.Literal('imported'), Type.Literal('generated')]),
+  },
+  { title: 'Model' },
+);
+
+export const ProductSchema = Type.Object(
+  {
+    object: Type.Literal('product'),
+    id: Str,
+    org_id: Str,
+    title: Nullable(Str),
+    custom_id: Nullable(Str),
+    status: ProductStatusSchema,
+    model_status: ModelStatusSchema,
+    model_url: Nullable(Str),
+    thumbnail_url: Nullable(Str),
+    tags: Type.Array(Str),
+    source: Type.Object({ kind: Str }, { additionalProperties: true }),
+    images: Type.Array(ImageSchema),
+    model: Nullable(ModelSchema),
+    analysis_status: Str,
+    images_status: Str,
+    progress: Nullable(Type.Integer({ minimum: 0, maximum: 100 })),
+    step: Nullable(Str),
+    error: Problem,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    published_at: Nullable(Timestamp),
+  },
+  { title: 'Product' },
+);
+
+export const PublicProductSchema = Type.Object(
+  { id: Str, title: Nullable(Str), model_url: Nullable(Str), thumbnail_url: Nullable(Str), model_status: ModelStatusSchema },
+  { title: 'PublicProduct', description: 'What a publishable key sees: a published product whose model is ready.' },
+);
+
+export const QuoteSchema = Type.Object(
+  {
+    object: Type.Literal('quote'),
+    operation: Type.Union([Type.Literal('create'), Type.Literal('order_model'), Type.Literal('order_renders')]),
+    org_id: Str,
+    product_id: Nullable(Str),
+    credits: Type.Integer(),
+    balance_credits: Type.Integer(),
+    estimated_seconds: Type.Integer(),
+    expires_at: Timestamp,
+    resume_token: Type.String({ description: 'Commit with POST /v1/products {resume_token}. Single use.' }),
+    input: Type.Object({}, { additionalProperties: true }),
+  },
+  { title: 'Quote' },
+);
+
+const Url = Type.String({ minLength: 1, maxLength: 2048, format: 'uri' });
+export const Tag = Type.String({ minLength: 1, maxLength: 64, pattern: '\\S' });
+export const CustomId = Type.String({ minLength: 1, maxLength: 200 });
+
+export const CreateBodySchema = Type.Object(
+  {
+    image_urls: Type.Optional(Type.Array(Url, { minItems: 1, maxItems: 24 })),
+    video_url: Type.Optional(Url),
+    source_url: Type.Optional(Url),
+    model_url: Type.Optional(Url),
+    image_paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { minItems: 1, maxItems: 24 })),
+    resume_token: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    custom_id: Type.Optional(CustomId),
+    tags: Type.Optional(Type.Array(Tag, { maxItems: 50 })),
+    org_id: Type.Optional(Str),
+    generate_model: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, description: 'Exactly one of image_urls, video_url, source_url, model_url, image_paths, resume_token.' },
+);
+
+const Repeated = (item: ReturnType<typeof Type.String>) => Type.Optional(Type.Array(item, { maxItems: 200 }));
+
+export const ListQuerySchema = {
+  tag: Repeated(Tag),
+  tag_match: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('any')])),
+  status: Repeated(Type.String({ enum: ['draft', 'published', 'archived'] })),
+  model_status: Repeated(Type.String({ enum: ['none', 'queued', 'generating', 'ready', 'failed'] })),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  custom_id: Type.Optional(CustomId),
+};

@@ -1,0 +1,81 @@
+export type ProductStatus = 'draft' | 'published' | 'archived';
+export type ModelStatus = 'none' | 'queued' | 'generating' | 'ready' | 'failed';
+export type ReviewStatus = 'pending' | 'accepted' | 'rejected';
+export type ImageOrigin = 'fetched' | 'uploaded' | 'video_frame' | 'rendered';
+
+export interface ProblemInfo {
+  code: string;
+  message: string;
+}
+
+export interface ViewerSettings {
+  exposure?: number;
+  shadow_intensity?: number;
+  camera_orbit?: string;
+  environment?: string;
+}
+
+export interface StoredModel {
+  glbKey: string;
+  usdzKey: string | null;
+  decision: ReviewStatus;
+  dimensions: { width: number; height: number; depth: number } | null;
+  triangles: number | null;
+  bytes: number | null;
+  settings: ViewerSettings;
+  /** where the model came from: an import URL, or a generation */
+  origin: 'imported' | 'generated';
+}
+
+export type ProductSource =
+  | { kind: 'image_urls'; image_urls: string[] }
+  | { kind: 'image_paths'; image_paths: string[] }
+  | { kind: 'video_url'; video_url: string }
+  | { kind: 'source_url'; source_url: string }
+  | { kind: 'model_url'; model_url: string };
+
+export interface ImageRecord {
+  id: string;
+  productId: string;
+  orgId: string;
+  position: number;
+  origin: ImageOrigin;
+  reviewStatus: ReviewStatus;
+  settings: Record<string, unknown>;
+  storageKey: string | null;
+  contentType: string | null;
+  maskKey: string | null;
+  thumbKey: string | null;
+  width: number | null;
+  height: number | null;
+  bytes: number | null;
+  sha256: string | null;
+  analysis: Record<string, unknown> | null;
+  sourceUrl: string | null;
+  error: ProblemInfo | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ProductRecord {
+  id: string;
+  orgId: string;
+  title: string | null;
+  customId: string | null;
+  status: ProductStatus;
+  modelStatus: ModelStatus;
+  model: StoredModel | null;
+  thumbnailKey: string | null;
+  tags: string[];
+  source: ProductSource;
+  generateModel: boolean;
+  analysis: 'none' | 'pending' | 'done' | 'failed';
+  imagesStatus: 'none' | 'ingesting' | 'ready' | 'failed' | 'ordered';
+  progress: number | null;
+  step: string | null;
+  error: ProblemInfo | null;
+  createdAt: string;
+  updatedAt: string;
+  publishedAt: string | null;
+  images: ImageRecord[];
+}

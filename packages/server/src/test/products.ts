@@ -1,0 +1,53 @@
+import type { TestApp } from './app.js';
+import { bearer } from './app.js';
+import { newId } from '../platform/ids.js';
+import { insertProduct } from '../modules/products/products.repo.js';
+
+/** A loopback URL the guarded fetcher may reach only because tests allow 127.0.0.1. */
+export const TEST_ALLOW = { PLINTH_FETCH_ALLOW_HOSTS: '127.0.0.1' };
+
+export async function quoteAndCommit(t: TestApp, key: string, body: Record<string, unknown>) {
+  const quote = await t.app.inject({ method: 'POST', url: '/v1/products', headers: bearer(key), payload: body });
+  if (quote.statusCode !== 200) throw new Error(`quote failed: ${quote.statusCode} ${quote.body}`);
+  const commit = await t.app.inject({ method: 'POST', url: '/v1/products', headers: bearer(key), payload: { resume_token: quote.json().resume_token } });
+  if (commit.statusCode !== 202) throw new Error(`commit failed: ${commit.statusCode} ${commit.body}`);
+  return commit.json() as { id: string } & Record<string, any>;
+}
+
+/**
+ * A product in a chosen state, written straight through the repository: for tests of reads, publish
+ * and the public projection that must not depend on the ingestion pipeline.
+ */
+export async function seedProduct(
+  t: TestApp,
+  orgId: string,
+  opts: { status?: 'draft' | 'published' | 'archived'; modelStatus?: 'none' | 'queued' | 'generating' | 'ready' | 'failed'; tags?: string[]; title?: string; customId?: string } = {},
+) {
+  const at = new Date().toISOString();
+  const id = newId('prod');
+  const ready = (opts.modelStatus ?? 'ready') === 'ready';
+  await insertProduct(t.deps.database.db, {
+    id,
+    org_id: orgId,
+    title: opts.title ?? `Product ${id.slice(-6)}`,
+    custom_id: opts.customId ?? null,
+    status: opts.status ?? 'draft',
+    model_status: opts.modelStatus ?? 'ready',
+    model: ready
+      ? JSON.stringify({ glbKey: `orgs/${orgId}/products/${id}/model/v1.glb`, usdzKey: `orgs/${orgId}/products/${id}/model/v1.usdz`, decision: 'pending', dimensions: { width: 0.3, height: 0.2, depth: 0.1 }, triangles: 12, bytes: 1000, settings: {}, origin: 'imported' })
+      : null,
+    thumbnail_key: `orgs/${orgId}/products/${id}/thumb.webp`,
+    tags: JSON.stringify(opts.tags ?? []),
+    source: JSON.stringify({ kind: 'model_url', model_url: 'https://models.example/x.glb' }),
+    generate_model: 0,
+    analysis: 'done',
+    images_status: 'none',
+    progress: 100,
+    step: 'done',
+    error: null,
+    created_at: at,
+    updated_at: at,
+    published_at: opts.status === 'published' ? at : null,
+  });
+  return id;
+}

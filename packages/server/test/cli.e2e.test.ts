@@ -1,0 +1,257 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_BACKEND, testEnv } from '../src/test/env.js';
+
+/**
+ * The built `plinth` command, run as an operator would: separate processes, real ports, the
+ * backends of this vitest project (SQLite, or a fresh PostgreSQL database per data dir).
+ */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CLI = join(ROOT, 'packages/server/bin/plinth.js');
+const DIST_ENTRY = join(ROOT, 'packages/server/dist/server.js');
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+interface Run extends Exit {
+  stdout: string;
+  stderr: string;
+}
+
+const children = new Set<ChildProcess>();
+const cleanups: Array<() => Promise<void>> = [];
+
+/** Both vitest projects may run this file at once; only one of them may run tsc into dist. */
+async function buildIfMissing() {
+  const lock = join(tmpdir(), 'plinth-cli-e2e-build.lock');
+  while (!existsSync(DIST_ENTRY)) {
+    try {
+      mkdirSync(lock);
+    } catch {
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    try {
+      if (!existsSync(DIST_ENTRY)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe', timeout: 170_000 });
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A data dir (and, on postgres, an empty database) removed in afterAll. */
+async function freshEnv(extra: Record<string, string> = {}): Promise<Record<string, string>> {
+  const { env, cleanup } = await testEnv(extra);
+  cleanups.push(cleanup);
+  // The developer's own settings must not leak into the CLI and change what is tested.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith('PLINTH_') && !['DATABASE_URL', 'REDIS_URL', 'STORAGE_URL', 'PUBLIC_URL', 'PORT', 'HOST'].includes(k),
+    ),
+  ) as Record<string, string>;
+  return { ...inherited, ...env };
+}
+
+function spawnCli(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const out = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (c: Buffer) => (out.stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (out.stderr += c.toString()));
+  const exited = new Promise<Exit>((resolve) =>
+    child.on('exit', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  return { child, out, exited };
+}
+
+async function runCli(args: string[], env: Record<string, string>): Promise<Run> {
+  const { out, exited } = spawnCli(args, env);
+  const exit = await exited;
+  return { ...exit, ...out };
+}
+
+async function until(what: string, check: () => boolean, exited: Promise<Exit>, timeoutMs = 20_000) {
+  let gone = null as Exit | null;
+  void exited.then((e) => (gone = e));
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (gone) throw new Error(`process exited (${JSON.stringify(gone)}) while waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * `plinth serve` on a free port. Logs at info so readiness is the "plinth is serving" line: the
+ * demo banner is written before it on the same pipe, so once it is seen the banner is complete.
+ */
+async function serve(env: Record<string, string>, args: string[] = []) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const proc = spawnCli(['serve', ...args], { ...env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, LOG_LEVEL: 'info' });
+  await until('"plinth is serving"', () => proc.out.stdout.includes('"msg":"plinth is serving"'), proc.exited).catch((err) => {
+    throw new Error(`${err.message}\nstdout:\n${proc.out.stdout}\nstderr:\n${proc.out.stderr}`);
+  });
+  const demoKey = /Secret key \(shown once\):\s+(sk_\S+)/.exec(proc.out.stdout)?.[1] ?? null;
+  const demoOrg = /created a demo organization \((org_[^)]+)\)/.exec(proc.out.stdout)?.[1] ?? null;
+  return {
+    url,
+    demoKey,
+    demoOrg,
+    out: proc.out,
+    /** SIGTERM, as a process manager would send it; reports how long the exit took. */
+    async stop(): Promise<Exit & { ms: number }> {
+      const started = Date.now();
+      proc.child.kill('SIGTERM');
+      const timer = setTimeout(() => proc.child.kill('SIGKILL'), 15_000);
+      const exit = await proc.exited;
+      clearTimeout(timer);
+      return { ...exit, ms: Date.now() - started };
+    },
+  };
+}
+
+const KEYS = ['org_id', 'project_id', 'publishable_key', 'secret_key', 'user_id'];
+
+beforeAll(buildIfMissing, 180_000);
+
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const cleanup of cleanups) await cleanup();
+}, 30_000);
+
+// Explicit: the vitest projects do not inherit the root testTimeout, and each CLI start costs ~1 s.
+describe(`plinth CLI, end to end (${TEST_BACKEND})`, { timeout: 30_000 }, () => {
+  it('bootstrap --json prints the five ids and keys; the same email again reuses the user in a new org', async () => {
+    const env = await freshEnv();
+    const first = await runCli(['bootstrap', '--org', 'Acme', '--email', 'owner@acme.test', '--plan', 'trial', '--credits', '5', '--json'], env);
+    // Not toBe(''): on Node 20 the AWS SDK (S3 storage) adds a process warning to stderr.
+    expect(first.stderr).not.toMatch(/^plinth: /m);
+    expect(first.code).toBe(0);
+    const a = JSON.parse(first.stdout);
+    expect(Object.keys(a).sort()).toEqual(KEYS);
+    expect(a.org_id).toMatch(/^org_[A-Za-z0-9_-]+$/);
+    expect(a.user_id).toMatch(/^usr_[A-Za-z0-9_-]+$/);
+    expect(a.secret_key).toMatch(/^sk_[A-Za-z0-9_-]+$/);
+    expect(a.project_id).toMatch(/^proj_[A-Za-z0-9_-]+$/);
+    expect(a.publishable_key).toMatch(/^pk_[A-Za-z0-9_-]+$/);
+    // Only the JSON line: scripts pipe this into jq.
+    expect(first.stdout.trim().split('\n')).toHaveLength(1);
+
+    const second = await runCli(
+      ['bootstrap', '--org', 'Acme Two', '--email', 'owner@acme.test', '--allowed-domain', 'https://shop.acme.test', '--json'],
+      env,
+    );
+    expect(second.code).toBe(0);
+    const b = JSON.parse(second.stdout);
+    expect(Object.keys(b).sort()).toEqual(KEYS);
+    expect(b.user_id).toBe(a.user_id);
+    expect(b.org_id).not.toBe(a.org_id);
+    expect(b.project_id).not.toBe(a.project_id);
+    expect(b.secret_key).not.toBe(a.secret_key);
+  });
+
+  it('bad flags exit with code 2 and say why on stderr', async () => {
+    const env = await freshEnv();
+    const cases: Array<[string[], RegExp]> = [
+      [['bootstrap', '--email', 'a@b.test', '--json'], /--org is required/],
+      [['bootstrap', '--org', 'X', '--json'], /--email is required/],
+      [['bootstrap', '--org', 'X', '--email', 'a@b.test', '--plan', 'gold'], /--plan must be one of/],
+      [['bootstrap', '--org', 'X', '--email', 'a@b.test', '--credits', 'lots'], /--credits must be a whole number/],
+      [['bootstrap', '--org', 'X', '--email', 'a@b.test', '--allowed-domain', 'not an origin'], /--allowed-domain/],
+      [['bootstrap', '--org', 'X', '--email', 'a@b.test', '--colour', 'blue'], /colour/],
+      [['serve', '--bogus'], /bogus/],
+      [['frobnicate'], /unknown command "frobnicate"/],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => runCli(args, env)));
+    runs.forEach((run, i) => {
+      const [args, message] = cases[i];
+      expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code: 2, stdout: '' });
+      expect(run.stderr).toMatch(/^plinth: /m);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).toContain('Usage: plinth');
+    });
+  });
+
+  it('migrate exits 0 on a fresh data dir', async () => {
+    const run = await runCli(['migrate'], await freshEnv());
+    expect(run.stderr).not.toMatch(/^plinth: /m);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`migrated ${TEST_BACKEND} database\n`);
+  });
+
+  it('tried as a new user would: serve prints a demo key, the README curl works, a restart makes no second demo org', async () => {
+    const env = await freshEnv();
+    const first = await serve(env);
+    expect(first.demoKey).toMatch(/^sk_/);
+    expect(first.demoOrg).toMatch(/^org_/);
+    expect(first.out.stdout).toContain(`curl -H "Authorization: Bearer ${first.demoKey}" ${first.url}/v1/projects`);
+
+    const res = await fetch(`${first.url}/v1/projects`, { headers: { Authorization: `Bearer ${first.demoKey}` } });
+    expect(res.status).toBe(200);
+    const list = await res.json();
+    expect(list).toMatchObject({ object: 'list', total: 1 });
+    expect(list.data).toHaveLength(1);
+    expect(list.data[0]).toMatchObject({ object: 'project', org_id: first.demoOrg, name: 'Default project' });
+    expect(list.data[0].id).toMatch(/^proj_/);
+    expect(list.data[0].allowed_domains).toContain(first.url);
+
+    const stopped = await first.stop();
+    expect(stopped).toMatchObject({ code: 0, signal: null });
+    expect(stopped.ms).toBeLessThan(5_000);
+
+    const again = await serve(env);
+    expect(again.demoKey).toBeNull();
+    expect(again.out.stdout).not.toContain('demo organization');
+    // The first start's key still works against the same data: nothing was recreated.
+    const res2 = await fetch(`${again.url}/v1/projects`, { headers: { Authorization: `Bearer ${first.demoKey}` } });
+    expect(res2.status).toBe(200);
+    expect((await res2.json()).data.map((p: { id: string }) => p.id)).toEqual([list.data[0].id]);
+    expect(await again.stop()).toMatchObject({ code: 0, signal: null });
+  });
+
+  it('serve --no-worker serves the API and GET /v1/health reports every check', async () => {
+    const server = await serve(await freshEnv(), ['--no-worker']);
+    expect(server.demoKey).toMatch(/^sk_/);
+
+    const projects = await fetch(`${server.url}/v1/projects`, { headers: { Authorization: `Bearer ${server.demoKey}` } });
+    expect(projects.status).toBe(200);
+
+    // No key: health is public, for load balancers.
+    const health = await fetch(`${server.url}/v1/health`);
+    expect(health.status).toBe(200);
+    expect(health.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = await health.json();
+    expect(body).toMatchObject({ status: 'ok', version: expect.any(String) });
+    expect(Object.keys(body.checks).sort()).toEqual(['database', 'jobs', 'storage']);
+    for (const check of Object.values(body.checks) as Array<Record<string, unknown>>) {
+      expect(check).toMatchObject({ status: 'ok', kind: expect.any(String), latency_ms: expect.any(Number) });
+    }
+    expect(body.checks.database.kind).toBe(TEST_BACKEND);
+    expect(server.out.stdout).toContain('"worker":false');
+
+    const stopped = await server.stop();
+    expect(stopped).toMatchObject({ code: 0, signal: null });
+    expect(stopped.ms).toBeLessThan(5_000);
+  });
+});
