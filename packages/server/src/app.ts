@@ -12,12 +12,14 @@ import { registerCors } from './http/cors.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { Authenticator } from './modules/auth/auth.service.js';
+import { assetsRoutes } from './modules/assets/assets.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { filesRoutes } from './modules/files/files.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { keysRoutes } from './modules/keys/keys.routes.js';
 import { productsRoutes } from './modules/products/products.routes.js';
 import { projectsRoutes } from './modules/projects/projects.routes.js';
+import { reviewRoutes } from './modules/review/review.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { VERSION } from './version.js';
 
@@ -90,6 +92,8 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(projectsRoutes(deps, auth));
   await app.register(productsRoutes(deps));
   await app.register(uploadsRoutes(deps));
+  await app.register(assetsRoutes(deps));
+  await app.register(reviewRoutes(deps));
   await app.register(filesRoutes(deps));
   return app;
 }

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,14 +34,22 @@ async function buildIfMissing() {
     try {
       mkdirSync(lock);
     } catch {
+      // A lock left by a killed run would otherwise block every later run until the hook times out.
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+      if (since !== undefined && Date.now() - since > 200_000) rmSync(lock, { recursive: true, force: true });
       await new Promise((r) => setTimeout(r, 500));
       continue;
     }
     try {
       if (!existsSync(DIST_ENTRY)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe', timeout: 170_000 });
+    } catch (err) {
+      // tsc reports on stdout, which execFileSync's own message leaves out.
+      const e = err as { stdout?: Buffer; stderr?: Buffer };
+      throw new Error(`npm run build failed:\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`);
     } finally {
       rmSync(lock, { recursive: true, force: true });
     }
+    if (!existsSync(DIST_ENTRY)) throw new Error(`npm run build succeeded but ${DIST_ENTRY} is missing`);
   }
 }
 

@@ -26,6 +26,24 @@ function issueMessage(issue: AjvIssue): string {
   return issue.message ?? 'is invalid';
 }
 
+/**
+ * One entry per path. A union of literals fails once per branch; those collapse into
+ * "must be one of: …" so clients see the allowed values, not the schema's shape.
+ */
+function summarise(context: string, issues: AjvIssue[]): { path: string; message: string }[] {
+  const byPath = new Map<string, AjvIssue[]>();
+  for (const issue of issues) {
+    const path = issuePath(context, issue);
+    byPath.set(path, [...(byPath.get(path) ?? []), issue]);
+  }
+  return [...byPath].map(([path, list]) => {
+    const allowed = list.filter((i) => i.keyword === 'const').map((i) => JSON.stringify(i.params.allowedValue));
+    if (allowed.length > 1) return { path, message: `must be one of: ${allowed.join(', ')}` };
+    const meaningful = list.find((i) => i.keyword !== 'anyOf') ?? list[0];
+    return { path, message: issueMessage(meaningful) };
+  });
+}
+
 export function sendError(reply: FastifyReply, status: number, code: string, message: string, details: ErrorDetails) {
   return reply.status(status).type('application/json; charset=utf-8').send(envelope(code, message, details, reply.request.id));
 }
@@ -39,11 +57,9 @@ export function registerErrorHandling(app: FastifyInstance) {
     }
     const fe = err as FastifyError & { validation?: AjvIssue[]; validationContext?: string };
     if (fe.validation) {
-      const errors = fe.validation.map((issue) => ({
-        path: issuePath(fe.validationContext ?? 'body', issue),
-        message: issueMessage(issue),
-      }));
-      return sendError(reply, 422, 'validation_failed', 'The request failed validation.', { errors });
+      return sendError(reply, 422, 'validation_failed', 'The request failed validation.', {
+        errors: summarise(fe.validationContext ?? 'body', fe.validation),
+      });
     }
     switch (fe.code) {
       case 'FST_ERR_CTP_INVALID_JSON_BODY':

@@ -51,3 +51,37 @@ export async function seedProduct(
   });
   return id;
 }
+
+/** Image rows for a seeded product (no files): for review and settings tests. */
+export async function seedImages(t: TestApp, productId: string, orgId: string, count: number): Promise<string[]> {
+  const at = new Date().toISOString();
+  const ids = Array.from({ length: count }, () => newId('img'));
+  await t.deps.database.db
+    .insertInto('images')
+    .values(
+      ids.map((id, position) => ({
+        id,
+        product_id: productId,
+        org_id: orgId,
+        position,
+        origin: 'fetched' as const,
+        review_status: 'pending' as const,
+        settings: '{}',
+        storage_key: `orgs/${orgId}/products/${productId}/images/${id}.jpg`,
+        content_type: 'image/jpeg',
+        mask_key: null,
+        thumb_key: null,
+        width: 100,
+        height: 100,
+        bytes: 1000,
+        sha256: null,
+        analysis: null,
+        source_url: null,
+        error: null,
+        created_at: at,
+        updated_at: at,
+      })),
+    )
+    .execute();
+  return ids;
+}

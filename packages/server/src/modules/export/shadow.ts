@@ -4,24 +4,23 @@ import { baseSpan, type AlphaPlane, type Box } from './mask-bounds.js';
 export type ShadowStyle = 'none' | 'soft' | 'hard' | 'contact';
 
 /**
- * The backdrop (background plus shadow) is rendered at 1/BACKDROP_SCALE of the
- * canvas side and enlarged at the end: a blurred shadow has no detail to lose,
- * and blurring a 2048² plane with a ~60 px sigma would cost more than the rest
- * of the finishing put together.
+ * The shadow is rendered at 1/SHADOW_SCALE of the canvas side and enlarged
+ * while painting the canvas: a blurred shadow has no detail to lose, and
+ * blurring a 2048² plane with a ~60 px sigma would cost more than the rest of
+ * the finishing put together.
  */
-export const BACKDROP_SCALE = 4;
+export const SHADOW_SCALE = 4;
 
-export interface Backdrop {
-  data: Buffer;
+/** Shadow coverage (0..255 before `opacity`) over the whole canvas, at low resolution. */
+export interface ShadowMap {
+  coverage: Buffer;
   side: number;
-  channels: 3 | 4;
+  opacity: number;
 }
 
-export interface BackdropInput {
+export interface ShadowInput {
   /** Output canvas side in px. */
   size: number;
-  /** Solid background colour, or null for transparent. */
-  background: readonly [number, number, number] | null;
   shadow: Exclude<ShadowStyle, 'none'>;
   /** Where the product lands on the full-size canvas. */
   placement: Box;
@@ -58,8 +57,8 @@ const CONTACT = {
 /** vips rejects smaller sigmas; below this a blur would be invisible anyway. */
 const MIN_SIGMA = 0.3;
 
-export async function renderBackdrop(input: BackdropInput): Promise<Backdrop> {
-  const side = Math.ceil(input.size / BACKDROP_SCALE);
+export async function renderShadow(input: ShadowInput): Promise<ShadowMap> {
+  const side = Math.ceil(input.size / SHADOW_SCALE);
   const f = side / input.size;
   const longSide = Math.max(input.placement.width, input.placement.height);
 
@@ -76,13 +75,13 @@ export async function renderBackdrop(input: BackdropInput): Promise<Backdrop> {
     sigma = spec.sigma * longSide * f;
     opacity = spec.opacity;
   }
-  const blurred = await sharp(plane, { raw: { width: side, height: side, channels: 1 } })
+  const coverage = await sharp(plane, { raw: { width: side, height: side, channels: 1 } })
     .blur(Math.max(MIN_SIGMA, sigma))
     // Without this sharp widens single-band output to sRGB.
     .toColourspace('b-w')
     .raw()
     .toBuffer();
-  return tint(blurred, side, opacity, input.background);
+  return { coverage, side, opacity };
 }
 
 async function placeSilhouette(
@@ -153,36 +152,4 @@ function drawContactEllipse(
     }
   }
   return plane;
-}
-
-/**
- * Turns the blurred shadow coverage into the final low-resolution backdrop.
- * Over a colour the shadow is black at `opacity`, so it is pre-blended here
- * (one table look-up per sample) rather than composited at full size later.
- */
-function tint(
-  coverage: Buffer,
-  side: number,
-  opacity: number,
-  background: readonly [number, number, number] | null,
-): Backdrop {
-  const n = side * side;
-  if (background === null) {
-    const out = Buffer.alloc(n * 4);
-    for (let i = 0, o = 3; i < n; i++, o += 4) out[o] = Math.round(coverage[i] * opacity);
-    return { data: out, side, channels: 4 };
-  }
-  const lut = new Uint8Array(256 * 3);
-  for (let v = 0; v < 256; v++) {
-    const keep = 1 - (v / 255) * opacity;
-    for (let c = 0; c < 3; c++) lut[v * 3 + c] = Math.round(background[c] * keep);
-  }
-  const out = Buffer.allocUnsafe(n * 3);
-  for (let i = 0, o = 0; i < n; i++, o += 3) {
-    const l = coverage[i] * 3;
-    out[o] = lut[l];
-    out[o + 1] = lut[l + 1];
-    out[o + 2] = lut[l + 2];
-  }
-  return { data: out, side, channels: 3 };
 }

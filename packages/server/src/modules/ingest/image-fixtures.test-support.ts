@@ -67,9 +67,11 @@ export function productScene(
   return { rgb, truth };
 }
 
+/** Pixels of a mask PNG; `channels` is what the PNG itself stores (sharp's raw() would widen to RGB). */
 export async function rawMask(png: Buffer): Promise<{ data: Buffer; width: number; height: number; channels: number }> {
-  const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
-  return { data, width: info.width, height: info.height, channels: info.channels };
+  const meta = await sharp(png).metadata();
+  const { data, info } = await sharp(png).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height, channels: meta.channels };
 }
 
 export function iou(mask: Uint8Array, truth: Uint8Array): number {

@@ -121,8 +121,13 @@ describe('processImage: formats, alpha and metadata', () => {
     for (let i = 0; i < alpha.length; i++) alpha[i] = rgba[i * 4 + 3];
     expect(mask.data.equals(alpha)).toBe(true);
     expect(out.analysis.background).toBe('#ffffff');
-    expect(out.analysis.bbox.x).toBeGreaterThanOrEqual(68);
-    expect(out.analysis.bbox.x).toBeLessThanOrEqual(72);
+    // The box and coverage count pixels at least half opaque: radius 64 around (150, 100).
+    const { bbox } = out.analysis;
+    expect(Math.abs(bbox.x - 86)).toBeLessThanOrEqual(2);
+    expect(Math.abs(bbox.y - 36)).toBeLessThanOrEqual(2);
+    expect(Math.abs(bbox.width - 129)).toBeLessThanOrEqual(3);
+    expect(Math.abs(bbox.height - 129)).toBeLessThanOrEqual(3);
+    expect(out.analysis.coverage).toBeCloseTo((Math.PI * 64 * 64) / (width * height), 2);
   });
 
   it('drops an alpha channel that is opaque everywhere and cuts out by colour instead', async () => {
@@ -145,7 +150,8 @@ describe('processImage: formats, alpha and metadata', () => {
     const jpeg = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#0000ff' } })
       .composite([{ input: left, left: 0, top: 0 }])
       .jpeg()
-      .withExif({ IFD0: { Orientation: '6', Make: 'Plinth', Model: 'Test' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 0/1' } })
+      .withMetadata({ orientation: 6 })
+      .withExifMerge({ IFD0: { Make: 'Plinth', Model: 'Test' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 0/1' } })
       .withIccProfile('p3')
       .withXmp('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"/></x:xmpmeta>')
       .toBuffer();

@@ -174,9 +174,10 @@ async function run(
       .webp({ quality: 82 })
       .toBuffer(),
     hasAlpha
-      ? sharp(input, decode).extractChannel('alpha').png({ compressionLevel: 6 }).toBuffer()
+      ? sharp(input, decode).extractChannel('alpha').toColourspace('b-w').png({ compressionLevel: 6 }).toBuffer()
       : sharp(softenMask(smallMask, w, h), { raw: { width: w, height: h, channels: 1 } })
           .resize(size.width, size.height, { fit: 'fill', kernel: 'linear' })
+          .toColourspace('b-w')
           .png({ compressionLevel: 6 })
           .toBuffer(),
   ]);

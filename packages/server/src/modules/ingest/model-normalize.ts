@@ -1,10 +1,13 @@
-import { GLB_BUFFER, NodeIO, Primitive, type Document, type GLTF, type Texture } from '@gltf-transform/core';
+import { GLB_BUFFER, Logger, NodeIO, Primitive, type Document, type GLTF, type Texture } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { convertPrimitiveToTriangles, dedup, prune, unpartition, weld } from '@gltf-transform/functions';
 import { MeshoptDecoder } from 'meshoptimizer/decoder';
 import sharp from 'sharp';
 import { InputRejected } from './input-rejected.js';
 import type { ParsedContainer } from './model-container.js';
+
+// gltf-transform logs every transform step at INFO to stdout; only problems matter to us.
+const quietLogger = new Logger(Logger.Verbosity.WARN);
 
 let ioPromise: Promise<NodeIO> | null = null;
 
@@ -15,7 +18,10 @@ let ioPromise: Promise<NodeIO> | null = null;
 export function getIO(): Promise<NodeIO> {
   ioPromise ??= (async () => {
     await MeshoptDecoder.ready;
-    return new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({ 'meshopt.decoder': MeshoptDecoder });
+    return new NodeIO()
+      .setLogger(quietLogger)
+      .registerExtensions(ALL_EXTENSIONS)
+      .registerDependencies({ 'meshopt.decoder': MeshoptDecoder });
   })();
   return ioPromise;
 }
@@ -26,8 +32,9 @@ const DECODE_ONLY_EXTENSIONS = new Set(['EXT_meshopt_compression', 'KHR_draco_me
 
 export async function readDocument(container: ParsedContainer, resources: ReadonlyMap<string, Uint8Array>): Promise<Document> {
   const io = await getIO();
-  const map: Record<string, Uint8Array> = Object.fromEntries(resources);
-  if (container.bin) map[GLB_BUFFER] = container.bin;
+  // gltf-transform types resources as ArrayBuffer-backed; ours are Node Buffers (same bytes).
+  const map = Object.fromEntries(resources) as Record<string, Uint8Array<ArrayBuffer>>;
+  if (container.bin) map[GLB_BUFFER] = container.bin as Uint8Array<ArrayBuffer>;
   let doc: Document;
   try {
     doc = await io.readJSON({ json: container.json as unknown as GLTF.IGLTF, resources: map });
@@ -36,6 +43,7 @@ export async function readDocument(container: ParsedContainer, resources: Readon
     // extension we cannot decode (Draco without a decoder, unknown required extensions).
     throw new InputRejected('unsupported_model', `Model could not be read: ${(err as Error).message}`);
   }
+  doc.setLogger(quietLogger);
   for (const ext of doc.getRoot().listExtensionsUsed()) {
     if (DECODE_ONLY_EXTENSIONS.has(ext.extensionName)) ext.dispose();
   }

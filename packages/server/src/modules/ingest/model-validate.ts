@@ -54,6 +54,16 @@ export function validatorVersion(): string {
   return loadValidator().version();
 }
 
+/**
+ * The compiled validator reads resources through their underlying ArrayBuffer and
+ * ignores byteOffset, so a view into Node's shared Buffer pool would be validated
+ * against the wrong bytes. Copy unless the view already owns its whole buffer.
+ */
+function ownBuffer(bytes: Uint8Array): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  return new Uint8Array(bytes);
+}
+
 /** Thrown when the validator cannot even recognise the bytes as glTF or GLB. */
 export class UnrecognisedAsset extends Error {}
 
@@ -68,14 +78,15 @@ export async function validateAsset(
   opts: { format?: 'glb' | 'gltf'; maxIssues?: number } = {},
 ): Promise<ValidationResult> {
   const validator = loadValidator();
+  const exact = new Map([...resources].map(([uri, bytes]) => [uri, ownBuffer(bytes)]));
   let report: ValidatorReport;
   try {
-    report = await validator.validateBytes(data, {
+    report = await validator.validateBytes(ownBuffer(data), {
       format: opts.format,
       writeTimestamp: false,
       maxIssues: opts.maxIssues ?? 200,
       externalResourceFunction: (uri) => {
-        const hit = resources.get(uri);
+        const hit = exact.get(uri);
         return hit ? Promise.resolve(hit) : Promise.reject(new Error(`resource ${uri} was not pre-fetched`));
       },
     });

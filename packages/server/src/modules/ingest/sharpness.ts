@@ -7,8 +7,12 @@ import sharp from 'sharp';
  */
 export const SHARPNESS_SIDE = 512;
 
-/** Below this a ~512 px photo is visibly soft; a rule of thumb, not a law. */
-export const BLURRY_THRESHOLD = 60;
+/**
+ * Below this a ~512 px product shot is visibly soft. Absolute thresholds are content-dependent
+ * (a small product on a plain backdrop has few edges), so this one is deliberately low and only
+ * flags obvious blur; comparing frames of one clip, as the video picker does, is more reliable.
+ */
+export const BLURRY_THRESHOLD = 20;
 
 /** Rec. 601 luma in 8-bit, from interleaved raw pixels (1–4 channels; alpha is ignored). */
 export function lumaFromRaw(data: Uint8Array, width: number, height: number, channels: number): Uint8Array {

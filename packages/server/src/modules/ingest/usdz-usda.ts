@@ -70,9 +70,10 @@ export class UsdaText {
 
   /** `def Type "name" ( metadata ) {` — call close() to end the prim. */
   open(header: string, metadata: string[] = []): this {
-    this.line(header);
-    if (metadata.length) {
-      this.line('(');
+    // Metadata opens on the header line, as usdcat writes it; the grammar is line-sensitive.
+    if (!metadata.length) this.line(header);
+    else {
+      this.line(`${header} (`);
       this.depth++;
       for (const m of metadata) this.line(m);
       this.depth--;

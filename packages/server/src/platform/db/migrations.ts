@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { analyticsMigration } from '../../modules/analytics/analytics.migration.js';
 
 /**
  * One migration set for both dialects. Types are chosen to mean the same thing in each:
@@ -212,6 +213,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0003_analytics': analyticsMigration(dialect),
   };
 }
 

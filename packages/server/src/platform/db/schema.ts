@@ -177,7 +177,34 @@ export interface UploadsTable {
   created_at: string;
 }
 
+/** One row per accepted beacon event (bev_…); `internal` and `clamped` are 0/1. */
+export interface BeaconEventsTable {
+  id: string;
+  org_id: string;
+  subject_id: string;
+  type: 'view' | 'ar_enter' | 'ar_session_ended';
+  internal: number;
+  occurred_at: string;
+  received_at: string;
+  viewer_id: string | null;
+  duration_ms: number | null;
+  clamped: number;
+}
+
+/** Event counts per (org, bucket, subject, type, internal); usage_hourly and usage_daily share it. */
+export interface UsageRollupTable {
+  org_id: string;
+  bucket_start: string;
+  subject_id: string;
+  type: 'view' | 'ar_enter' | 'ar_session_ended';
+  internal: number;
+  count: number;
+}
+
 export interface DB {
+  beacon_events: BeaconEventsTable;
+  usage_hourly: UsageRollupTable;
+  usage_daily: UsageRollupTable;
   products: ProductsTable;
   product_tags: ProductTagsTable;
   images: ImagesTable;

@@ -1,0 +1,135 @@
+// Image finishing (cut-out, fit, shadow, background, encode) against sharp's plain
+// decode → composite onto a 2048² background → encode of the same photos: what the
+// finishing costs on top of the work any export has to do anyway.
+//
+//   npm run build && node bench/export.mjs [--images=16] [--rounds=3] [--module=path/to/finish.js]
+//
+// Both sides keep two images in flight (the target machine has two cores) and
+// encode JPEG with the same options, so the ratio isolates the finishing work.
+import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import sharp from 'sharp';
+import { makeProductPhotos } from './export-lib/photos.mjs';
+import { formatTable, watchRss } from './export-lib/measure.mjs';
+import { printEnvironment, recordResult } from './lib/report.mjs';
+
+const SIDE = 2000;
+const SIZE = 2048;
+const IN_FLIGHT = 2;
+const GOAL = 0.7;
+
+const args = Object.fromEntries(
+  process.argv.slice(2).map((a) => {
+    const [k, v] = a.replace(/^--/, '').split('=');
+    return [k, v ?? 'true'];
+  }),
+);
+const imageCount = Number(args.images ?? 16);
+const rounds = Number(args.rounds ?? 3);
+const modulePath = args.module
+  ? resolve(args.module)
+  : fileURLToPath(new URL('../packages/server/dist/modules/export/finish.js', import.meta.url));
+if (!existsSync(modulePath)) {
+  console.error(`${modulePath} not found: run \`npm run build\` first (the benchmark uses the compiled module).`);
+  process.exit(1);
+}
+const { finishImage, resolveSettings } = await import(pathToFileURL(modulePath).href);
+// The module sets this itself on import; repeated here so the baseline is
+// guaranteed the same thread budget whatever the module does.
+sharp.concurrency(2);
+
+const settings = resolveSettings(null);
+
+const modes = {
+  baseline: async ({ original }) => {
+    const data = await sharp({ create: { width: SIZE, height: SIZE, channels: 3, background: '#ffffff' } })
+      .composite([{ input: original, gravity: 'centre' }])
+      .jpeg({ quality: 90, mozjpeg: false })
+      .toBuffer();
+    return data.length;
+  },
+  finish: async ({ original, mask }) => {
+    const out = await finishImage({ original, mask, settings, size: SIZE });
+    if (out.width !== SIZE || out.height !== SIZE) throw new Error(`finishImage returned ${out.width}×${out.height}`);
+    return out.data.length;
+  },
+};
+
+/** Runs `work` over all photos with IN_FLIGHT of them being processed at any time. */
+async function runAll(photos, work) {
+  let next = 0;
+  let bytes = 0;
+  const lane = async () => {
+    while (next < photos.length) bytes += await work(photos[next++]);
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+  return { seconds: (performance.now() - started) / 1000, bytes };
+}
+
+printEnvironment();
+console.log(`sharp ${sharp.versions.sharp}, libvips ${sharp.versions.vips}, sharp.concurrency ${sharp.concurrency()}`);
+console.log(
+  `${imageCount} synthetic ${SIDE}×${SIDE} JPEG product photos + PNG masks → ${SIZE}² JPEG q90, ` +
+    `${IN_FLIGHT} in flight, ${rounds} rounds alternating baseline/finish; finish settings ${JSON.stringify(settings)}`,
+);
+
+let t = performance.now();
+const photos = await makeProductPhotos(imageCount, SIDE);
+const inputMb = photos.reduce((n, p) => n + p.original.length + p.mask.length, 0) / 2 ** 20;
+console.log(`generated fixtures in ${((performance.now() - t) / 1000).toFixed(1)} s (${inputMb.toFixed(1)} MB in memory)`);
+
+// Warm-up: first calls pay for libvips' operation cache and JIT.
+for (const work of Object.values(modes)) await runAll(photos.slice(0, IN_FLIGHT * 2), work);
+
+const totals = { baseline: { seconds: 0, images: 0, bytes: 0, peakRss: 0 }, finish: { seconds: 0, images: 0, bytes: 0, peakRss: 0 } };
+t = performance.now();
+for (let r = 0; r < rounds; r++) {
+  // Alternating the order cancels drift (thermal, page cache) between the two sides.
+  const order = r % 2 === 0 ? ['baseline', 'finish'] : ['finish', 'baseline'];
+  for (const name of order) {
+    const rss = watchRss();
+    const { seconds, bytes } = await runAll(photos, modes[name]);
+    const total = totals[name];
+    total.seconds += seconds;
+    total.images += photos.length;
+    total.bytes += bytes;
+    total.peakRss = Math.max(total.peakRss, rss.stop());
+  }
+}
+const measuredSeconds = (performance.now() - t) / 1000;
+
+const rate = (m) => m.images / m.seconds;
+const base = totals.baseline;
+const fin = totals.finish;
+const ratio = rate(fin) / rate(base);
+const mb = (bytes) => (bytes / 2 ** 20).toFixed(0);
+console.log(
+  '\n' +
+    formatTable([
+      ['', 'baseline (decode+composite+encode)', 'finish (default: soft shadow)', 'finish/baseline'],
+      ['images/s', rate(base).toFixed(2), rate(fin).toFixed(2), `${ratio.toFixed(2)}x`],
+      ['ms per image (wall / images)', ((1000 * base.seconds) / base.images).toFixed(1), ((1000 * fin.seconds) / fin.images).toFixed(1), ''],
+      ['images', base.images, fin.images, ''],
+      ['mean output (KB)', (base.bytes / base.images / 1024).toFixed(0), (fin.bytes / fin.images / 1024).toFixed(0), ''],
+      ['peak RSS during phase (MB)', mb(base.peakRss), mb(fin.peakRss), ''],
+    ]),
+);
+const peakRss = process.resourceUsage().maxRSS * 1024;
+console.log(`\nprocess peak RSS ${mb(peakRss)} MB; measured for ${measuredSeconds.toFixed(1)} s`);
+console.log(
+  ratio >= GOAL
+    ? `OK: finishing runs at ${ratio.toFixed(2)}x the baseline throughput (goal ≥ ${GOAL}x)`
+    : `BELOW GOAL: finishing runs at ${ratio.toFixed(2)}x the baseline throughput (goal ≥ ${GOAL}x)`,
+);
+recordResult('export-finish', {
+  images: imageCount,
+  rounds,
+  size: SIZE,
+  baselineImagesPerSecond: rate(base),
+  finishImagesPerSecond: rate(fin),
+  ratio,
+  peakRssBytes: peakRss,
+});

@@ -1,0 +1,115 @@
+import type { Deps } from '../../deps.js';
+import { AppError, notFound, validationFailed } from '../../http/errors.js';
+import { inTransaction } from '../../platform/db/index.js';
+import type { Principal } from '../auth/principal.js';
+import { emitEvent } from '../events/events.js';
+import { INGEST_QUEUES } from '../products/ingest-queues.js';
+import { findProduct, updateImageRow, updateProductRow } from '../products/products.repo.js';
+import type { ProductRecord, ViewerSettings } from '../products/products.types.js';
+import { storeModel, storedModel } from '../ingest/ingest-model.js';
+import { rescaleModel } from '../ingest/model-pipeline.js';
+import { mergeSettings, settingsProblem, type ImageSettingsInput } from './settings.schemas.js';
+
+export async function updateImage(
+  deps: Deps,
+  principal: Principal,
+  productId: string,
+  imageId: string,
+  body: { settings?: ImageSettingsInput; position?: number },
+): Promise<ProductRecord> {
+  const at = deps.clock.now().toISOString();
+  return inTransaction(deps.database.db, async (trx) => {
+    const product = await findProduct(trx, productId, principal.orgIds);
+    if (!product) throw notFound('product');
+    const image = product.images.find((i) => i.id === imageId);
+    if (!image) throw notFound('image');
+    if (body.settings) {
+      const merged = mergeSettings(image.settings as ImageSettingsInput, body.settings);
+      const problem = settingsProblem(merged);
+      if (problem) throw validationFailed([{ path: 'body.settings', message: problem }]);
+      await updateImageRow(trx, imageId, { settings: JSON.stringify(merged), updated_at: at });
+    }
+    if (body.position !== undefined) {
+      // Positions stay a dense 0…n-1 sequence: the image moves, the others close up around it.
+      const order = product.images.filter((i) => i.id !== imageId);
+      order.splice(Math.min(body.position, order.length), 0, image);
+      for (const [position, img] of order.entries()) {
+        if (img.position !== position) await updateImageRow(trx, img.id, { position, updated_at: at });
+      }
+    }
+    await updateProductRow(trx, productId, { updated_at: at });
+    await emitEvent(trx, product.orgId, 'product.updated', { id: productId, image_id: imageId, changed: Object.keys(body) }, at);
+    return (await findProduct(trx, productId, [product.orgId]))!;
+  });
+}
+
+/** Viewer settings apply at once; a new model_url is re-ingested in a job while the current model stays served. */
+export async function updateModel(
+  deps: Deps,
+  principal: Principal,
+  productId: string,
+  body: { settings?: ViewerSettings; model_url?: string },
+): Promise<ProductRecord> {
+  if (body.model_url) {
+    try {
+      await deps.fetcher.check(body.model_url);
+    } catch (err) {
+      throw validationFailed([{ path: 'body.model_url', message: (err as Error).message }], 'The model URL cannot be fetched.');
+    }
+  }
+  const at = deps.clock.now().toISOString();
+  return inTransaction(deps.database.db, async (trx) => {
+    const product = await findProduct(trx, productId, principal.orgIds);
+    if (!product) throw notFound('product');
+    if (body.settings) {
+      if (!product.model) throw new AppError('conflict', 'The product has no model yet.', { reason: 'no_model' });
+      const settings = { ...product.model.settings, ...body.settings };
+      await updateProductRow(trx, productId, { model: JSON.stringify({ ...product.model, settings }), updated_at: at });
+    }
+    if (body.model_url) {
+      if (product.modelStatus === 'queued' || product.modelStatus === 'generating') {
+        throw new AppError('conflict', 'The model is being produced; replace it when that is done.', { reason: 'generating' });
+      }
+      await updateProductRow(trx, productId, { step: 'replacing_model', progress: 0, updated_at: at });
+      await deps.jobs.enqueue(trx, INGEST_QUEUES.model_url, { product_id: productId, model_url: body.model_url }, { retryLimit: 2 });
+    }
+    await emitEvent(trx, product.orgId, 'product.updated', { id: productId, model: Object.keys(body) }, at);
+    return (await findProduct(trx, productId, [product.orgId]))!;
+  });
+}
+
+/**
+ * Rewrites the GLB and USDZ at a new scale. The new version is stored under new keys before the
+ * record points at it, so the previous model keeps being served until then; its files go afterwards.
+ */
+export async function rescale(
+  deps: Deps,
+  principal: Principal,
+  productId: string,
+  body: { scale?: number; dimensions?: { width?: number; height?: number; depth?: number } },
+): Promise<ProductRecord> {
+  const given = (body.scale !== undefined ? 1 : 0) + (body.dimensions ? 1 : 0);
+  const dims = body.dimensions ? Object.keys(body.dimensions).filter((k) => (body.dimensions as Record<string, unknown>)[k] !== undefined) : [];
+  if (given !== 1 || (body.dimensions && dims.length !== 1)) {
+    throw validationFailed([{ path: 'body', message: 'give either scale, or dimensions with exactly one of width, height, depth (metres)' }]);
+  }
+  const product = await findProduct(deps.database.db, productId, principal.orgIds);
+  if (!product) throw notFound('product');
+  if (product.modelStatus !== 'ready' || !product.model) throw new AppError('conflict', 'The product has no ready model to rescale.', { reason: 'model_not_ready' });
+  const previous = product.model;
+  const glb = await deps.storage.getBuffer(previous.glbKey);
+  const result = await rescaleModel(glb, body.scale ?? (body.dimensions as { width?: number; height?: number; depth?: number }));
+  const keys = await storeModel(deps, product, result);
+  const at = deps.clock.now().toISOString();
+  const updated = await inTransaction(deps.database.db, async (trx) => {
+    const current = await findProduct(trx, productId, [product.orgId]);
+    if (!current?.model || current.model.glbKey !== previous.glbKey) {
+      throw new AppError('conflict', 'The model changed during the rescale; try again.', { reason: 'model_changed' });
+    }
+    await updateProductRow(trx, productId, { model: JSON.stringify({ ...storedModel(keys, result, current.model, current.model.origin) }), updated_at: at });
+    await emitEvent(trx, product.orgId, 'product.updated', { id: productId, model: { dimensions: result.dimensions } }, at);
+    return (await findProduct(trx, productId, [product.orgId]))!;
+  });
+  await Promise.allSettled([deps.storage.delete(previous.glbKey), previous.usdzKey ? deps.storage.delete(previous.usdzKey) : Promise.resolve()]);
+  return updated;
+}
