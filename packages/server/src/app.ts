@@ -13,7 +13,9 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
 import { Authenticator } from './modules/auth/auth.service.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
+import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { exportRoutes } from './modules/export/export.routes.js';
 import { filesRoutes } from './modules/files/files.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { keysRoutes } from './modules/keys/keys.routes.js';
@@ -92,8 +94,10 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(projectsRoutes(deps, auth));
   await app.register(productsRoutes(deps));
   await app.register(uploadsRoutes(deps));
+  await app.register(analyticsRoutes(deps));
   await app.register(assetsRoutes(deps));
   await app.register(reviewRoutes(deps));
+  await app.register(exportRoutes(deps));
   await app.register(filesRoutes(deps));
   return app;
 }

@@ -9,6 +9,7 @@ import type { GuardedFetcher } from './platform/fetch/types.js';
 import { createRateLimiter } from './platform/ratelimit/index.js';
 import type { RateLimiter } from './platform/ratelimit/types.js';
 import { systemClock, type Clock } from './platform/clock.js';
+import { createMailer, type Mailer } from './platform/mail/index.js';
 import type { Logger } from './logger.js';
 
 /** Everything a service may touch, passed explicitly; no globals. */
@@ -19,6 +20,7 @@ export interface Deps {
   jobs: JobQueue;
   fetcher: GuardedFetcher;
   rateLimiter: RateLimiter;
+  mailer: Mailer;
   clock: Clock;
   logger: Logger;
 }
@@ -36,6 +38,7 @@ export async function createDeps(config: Readonly<Config>, logger: Logger, overr
     jobs,
     fetcher: overrides.fetcher ?? createFetcher(config),
     rateLimiter: overrides.rateLimiter ?? createRateLimiter(config),
+    mailer: overrides.mailer ?? createMailer(config),
     clock: overrides.clock ?? systemClock,
     logger,
   };
@@ -43,6 +46,6 @@ export async function createDeps(config: Readonly<Config>, logger: Logger, overr
 
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.jobs.close();
-  await Promise.allSettled([deps.rateLimiter.close(), deps.fetcher.close(), deps.storage.close()]);
+  await Promise.allSettled([deps.rateLimiter.close(), deps.fetcher.close(), deps.storage.close(), deps.mailer.close()]);
   await deps.database.close();
 }

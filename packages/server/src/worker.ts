@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import type { Deps } from './deps.js';
+import { registerExportJobs } from './modules/export/export.jobs.js';
 import { registerIngestJobs } from './modules/ingest/ingest.jobs.js';
 
 /**
@@ -10,4 +11,5 @@ export function registerJobHandlers(deps: Deps): void {
   // sharp runs one thread by default on this kind of machine; use the cores we have.
   sharp.concurrency(Math.max(2, sharp.concurrency()));
   registerIngestJobs(deps);
+  registerExportJobs(deps);
 }

@@ -37,9 +37,15 @@ export function findBounds(
   let maxX = -1;
   let minY = -1;
   let maxY = -1;
+  // Masks are mostly exact zeros: whole zero stretches are ruled out with a
+  // native compare instead of a JS loop. Only possible for packed planes.
+  const zeros = channels === 1 ? new Uint8Array(width) : null;
+  const isZero = (from: number, to: number, row: number) =>
+    zeros !== null && Buffer.compare(data.subarray(row + from, row + to), zeros.subarray(0, to - from)) === 0;
   for (let y = 0; y < height; y++) {
     const row = y * width * channels + channel;
     if (maxX < 0) {
+      if (isZero(0, width, row)) continue;
       const first = scanForward(data, row, 0, width, channels, threshold);
       if (first < 0) continue;
       minX = first;
@@ -47,9 +53,9 @@ export function findBounds(
     } else {
       // Only the parts of a row outside the current extent can widen the box,
       // so the (usually product-filled) middle is only looked at when needed.
-      const first = scanForward(data, row, 0, minX, channels, threshold);
+      const first = isZero(0, minX, row) ? -1 : scanForward(data, row, 0, minX, channels, threshold);
       if (first >= 0) minX = first;
-      const last = scanBackward(data, row, width - 1, maxX + 1, channels, threshold);
+      const last = isZero(maxX + 1, width, row) ? -1 : scanBackward(data, row, width - 1, maxX + 1, channels, threshold);
       if (last >= 0) maxX = last;
       if (first < 0 && last < 0 && scanForward(data, row, minX, maxX + 1, channels, threshold) < 0) continue;
     }

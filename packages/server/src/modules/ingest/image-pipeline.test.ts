@@ -82,7 +82,7 @@ describe('processImage: cut-out of opaque product photos', () => {
 
   it('treats a frame without a uniform border as all subject', async () => {
     const noise = await sharp({
-      create: { width: 400, height: 300, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 60 } },
+      create: { width: 400, height: 300, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 60 } },
     })
       .png()
       .toBuffer();
@@ -256,7 +256,7 @@ describe('processImage: refusals', () => {
 
   it('refuses a truncated JPEG as corrupt', async () => {
     const jpeg = await sharp({
-      create: { width: 640, height: 480, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } },
+      create: { width: 640, height: 480, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } },
     })
       .jpeg()
       .toBuffer();

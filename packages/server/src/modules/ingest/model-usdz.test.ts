@@ -109,7 +109,7 @@ describe('writeUsdz', () => {
     const mirror = doc.createNode('1 mirror image').setMesh(mirroredMesh).setScale([-1, 1, 1]).setTranslation([1, 0, 0]);
     doc.getRoot().listScenes()[0].addChild(mirror);
     out = await writeUsdz(doc);
-    layer = out.layer;
+    layer = out.layer.toString('utf8');
   });
 
   it('is a valid zip: layer first, stored, every file 64-byte aligned, CRCs right', () => {

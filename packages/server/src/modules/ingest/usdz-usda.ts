@@ -100,8 +100,25 @@ export class UsdaText {
     return this.line(')');
   }
 
-  toString(): string {
+  /**
+   * UTF-8 bytes of the layer. Encoded in batches rather than via one joined string:
+   * a multi-million-vertex mesh would otherwise approach V8's maximum string length.
+   */
+  toBuffer(): Buffer {
     if (this.depth !== 0) throw new Error('usda: unbalanced prim nesting');
-    return this.lines.join('\n') + '\n';
+    const chunks: Buffer[] = [];
+    let batch: string[] = [];
+    let batchLength = 0;
+    for (const line of this.lines) {
+      batch.push(line);
+      batchLength += line.length + 1;
+      if (batchLength > 1 << 20) {
+        chunks.push(Buffer.from(batch.join('\n') + '\n', 'utf8'));
+        batch = [];
+        batchLength = 0;
+      }
+    }
+    if (batch.length) chunks.push(Buffer.from(batch.join('\n') + '\n', 'utf8'));
+    return Buffer.concat(chunks);
   }
 }

@@ -14,8 +14,8 @@ const ROOT = 'Root';
 
 export interface UsdzOutput {
   usdz: Buffer;
-  /** The USDA text, first entry of the archive. */
-  layer: string;
+  /** The USDA layer (UTF-8), first entry of the archive. */
+  layer: Buffer;
   meshes: number;
   triangles: number;
   textures: number;
@@ -119,8 +119,8 @@ export async function writeUsdz(doc: Document, scene?: Scene): Promise<UsdzOutpu
   }
   out.close();
 
-  const layer = out.toString();
-  const entries: ZipEntry[] = [{ name: USDZ_LAYER_NAME, data: Buffer.from(layer, 'utf8') }];
+  const layer = out.toBuffer();
+  const entries: ZipEntry[] = [{ name: USDZ_LAYER_NAME, data: layer }];
   for (const tex of used) entries.push({ name: tex.file, data: tex.data });
   return { usdz: writeAlignedZip(entries), layer, meshes, triangles, textures: used.size };
 }

@@ -201,7 +201,76 @@ export interface UsageRollupTable {
   count: number;
 }
 
+export interface ExportsTable {
+  id: string;
+  org_id: string;
+  selection_hash: string;
+  selection: string; // JSON: {product_ids, review_statuses}
+  notify_email: string;
+  state: 'queued' | 'ready' | 'failed';
+  total_images: number;
+  pending_images: number;
+  error: string | null;
+  mailed_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookEndpointsTable {
+  id: string;
+  org_id: string;
+  url: string;
+  description: string | null;
+  events: string; // JSON array of event types, or ["*"]
+  enabled: number;
+  disabled_reason: string | null; // gone (answered 410) | null
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  org_id: string;
+  event_id: string;
+  event_seq: number; // bigint on PostgreSQL: read through Number()
+  event_type: string;
+  ordering_key: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  failure_reason: string | null;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  last_response_status: number | null;
+  job_token: string | null; // the one job allowed to send it; null while it waits behind an earlier delivery
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  number: number;
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+  response_status: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  next_attempt_at: string | null;
+}
+
+export interface WebhookDispatchTable {
+  id: string;
+  scanned_seq: number; // bigint on PostgreSQL: read through Number()
+  gaps: string; // JSON: [{seq, since}]
+  chain_token: string | null;
+  updated_at: string;
+}
+
 export interface DB {
+  exports: ExportsTable;
   beacon_events: BeaconEventsTable;
   usage_hourly: UsageRollupTable;
   usage_daily: UsageRollupTable;
@@ -221,4 +290,8 @@ export interface DB {
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
   jobs: JobsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_dispatch: WebhookDispatchTable;
 }

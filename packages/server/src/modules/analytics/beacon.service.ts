@@ -1,0 +1,109 @@
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../http/errors.js';
+import { writeOrg } from '../../http/reach.js';
+import { newId } from '../../platform/ids.js';
+import type { Principal } from '../auth/principal.js';
+import { writeBeaconEvents } from './analytics.repo.js';
+import type { BeaconEvent, BeaconType } from './analytics.types.js';
+import { GroupCommit, GroupCommitClosedError, type GroupCommitOptions } from './group-commit.js';
+
+/** A visitor's clock may be a little ahead of ours; beyond this an event time is not believed. */
+export const MAX_FUTURE_SKEW_MS = 5 * 60_000;
+/** Older than this, an event is a replay or a queue drained much later: counted now, not then. */
+export const MAX_AGE_MS = 24 * 3_600_000;
+
+/**
+ * 2 ms holds a transaction open long enough to gather a burst of beacons without a visitor
+ * noticing; 500 events keep one transaction short even when a burst is large.
+ */
+export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { windowMs: 2, maxItems: 500 };
+
+export interface BeaconInput {
+  type: BeaconType;
+  product_id: string;
+  occurred_at?: string;
+  viewer_id?: string;
+  duration_ms?: number;
+}
+
+export interface BeaconBody {
+  events: BeaconInput[];
+  org_id?: string;
+}
+
+export interface BeaconReceipt {
+  accepted: number;
+  clamped: number;
+}
+
+/**
+ * When an event happened, as far as we are willing to believe the client: a time too far in the
+ * past or the future becomes the receive time, flagged, so one bad clock cannot move counts into
+ * another day or fill buckets that are already reported.
+ */
+export function eventTime(occurredAt: string | undefined, receivedMs: number): { at: string; clamped: boolean } {
+  if (occurredAt === undefined) return { at: new Date(receivedMs).toISOString(), clamped: false };
+  const ms = Date.parse(occurredAt);
+  if (Number.isNaN(ms) || ms < receivedMs - MAX_AGE_MS || ms > receivedMs + MAX_FUTURE_SKEW_MS) {
+    return { at: new Date(receivedMs).toISOString(), clamped: true };
+  }
+  return { at: new Date(ms).toISOString(), clamped: false };
+}
+
+/**
+ * Accepts beacons and answers only once they are committed (group commit: see group-commit.ts).
+ * One per app, since it owns the batch in progress; close() writes what is waiting.
+ */
+export class BeaconIntake {
+  private readonly commits: GroupCommit<BeaconEvent>;
+
+  constructor(
+    private readonly deps: Pick<Deps, 'database' | 'clock'>,
+    options: GroupCommitOptions = DEFAULT_GROUP_COMMIT,
+  ) {
+    this.commits = new GroupCommit((events) => writeBeaconEvents(deps.database.db, events), options);
+  }
+
+  get stats() {
+    return this.commits.stats;
+  }
+
+  async record(principal: Principal, body: BeaconBody, queryOrgId?: string): Promise<BeaconReceipt> {
+    // A publishable key reaches only its project's organization, so whatever product_id it sends,
+    // the events land there: a key of project A can never write into organization B.
+    const orgId = writeOrg(principal, body.org_id ?? queryOrgId);
+    const internal = principal.kind !== 'publishable_key';
+    const receivedMs = this.deps.clock.now().getTime();
+    const receivedAt = new Date(receivedMs).toISOString();
+    let clamped = 0;
+    const events = body.events.map((input): BeaconEvent => {
+      const time = eventTime(input.occurred_at, receivedMs);
+      if (time.clamped) clamped++;
+      return {
+        id: newId('bev'),
+        orgId,
+        subjectId: input.product_id,
+        type: input.type,
+        internal,
+        occurredAt: time.at,
+        receivedAt,
+        viewerId: input.viewer_id ?? null,
+        durationMs: input.duration_ms ?? null,
+        clamped: time.clamped,
+      };
+    });
+    try {
+      await this.commits.submit(events);
+    } catch (err) {
+      if (err instanceof GroupCommitClosedError) {
+        throw new AppError('service_unavailable', 'The server is shutting down; send the beacon again.', null, { 'Retry-After': '1' });
+      }
+      throw err;
+    }
+    return { accepted: events.length, clamped };
+  }
+
+  close(): Promise<void> {
+    return this.commits.close();
+  }
+}

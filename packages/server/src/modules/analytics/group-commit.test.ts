@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { GroupCommit, GroupCommitClosedError } from './group-commit.js';
+
+/** A writer that records each transaction and lets the test decide when it commits. */
+function recorder(opts: { fail?: (items: number[]) => boolean; hold?: boolean } = {}) {
+  const batches: number[][] = [];
+  const release: Array<() => void> = [];
+  const write = async (items: number[]) => {
+    batches.push(items);
+    if (opts.hold) await new Promise<void>((r) => release.push(r));
+    if (opts.fail?.(items)) throw new Error('disk on fire');
+  };
+  return { batches, release, write };
+}
+
+const settled = async <T>(p: Promise<T>) => {
+  let state = 'pending';
+  p.then(() => (state = 'resolved'), () => (state = 'rejected'));
+  await new Promise((r) => setImmediate(r));
+  return state;
+};
+
+describe('group commit', () => {
+  it('requests arriving within the window share one transaction', async () => {
+    const r = recorder();
+    const gc = new GroupCommit(r.write, { windowMs: 5, maxItems: 500 });
+    await Promise.all([gc.submit([1]), gc.submit([2, 3]), gc.submit([4])]);
+    expect(r.batches).toEqual([[1, 2, 3, 4]]);
+    expect(gc.stats).toEqual({ batches: 1, items: 4 });
+  });
+
+  it('a full batch is written at once, without waiting out the window', async () => {
+    const r = recorder();
+    const gc = new GroupCommit(r.write, { windowMs: 60_000, maxItems: 3 });
+    const started = Date.now();
+    await Promise.all([gc.submit([1, 2]), gc.submit([3])]);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(r.batches).toEqual([[1, 2, 3]]);
+  });
+
+  it('a request is never split, and a batch stops at maxItems unless one request alone is larger', async () => {
+    const r = recorder({ hold: true });
+    const gc = new GroupCommit(r.write, { windowMs: 0, maxItems: 4 });
+    const first = gc.submit([0]);
+    await new Promise((res) => setImmediate(res));
+    // While the first transaction is in flight, three requests queue up behind it.
+    const rest = [gc.submit([1, 2, 3]), gc.submit([4, 5]), gc.submit([6, 7, 8, 9, 10])];
+    while (r.batches.length < 4) {
+      r.release.shift()?.();
+      await new Promise((res) => setTimeout(res, 1));
+    }
+    r.release.shift()?.();
+    await Promise.all([first, ...rest]);
+    expect(r.batches).toEqual([[0], [1, 2, 3], [4, 5], [6, 7, 8, 9, 10]]);
+  });
+
+  it('never answers before the transaction has committed', async () => {
+    const r = recorder({ hold: true });
+    const gc = new GroupCommit(r.write, { windowMs: 0, maxItems: 500 });
+    const p = gc.submit([1]);
+    await new Promise((res) => setTimeout(res, 10));
+    expect(r.batches).toEqual([[1]]);
+    expect(await settled(p)).toBe('pending');
+    r.release.shift()!();
+    await p;
+  });
+
+  it("a failed transaction fails only the request that caused it: the others are retried alone", async () => {
+    const r = recorder({ fail: (items) => items.includes(13) });
+    const gc = new GroupCommit(r.write, { windowMs: 5, maxItems: 500 });
+    const results = await Promise.allSettled([gc.submit([1]), gc.submit([13]), gc.submit([2])]);
+    expect(results.map((x) => x.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(r.batches).toEqual([[1, 13, 2], [1], [13], [2]]);
+    expect(gc.stats.items).toBe(2);
+  });
+
+  it('close() writes what is waiting, then refuses new work', async () => {
+    const r = recorder();
+    const gc = new GroupCommit(r.write, { windowMs: 60_000, maxItems: 500 });
+    const waiting = gc.submit([1, 2]);
+    await gc.close();
+    await waiting;
+    expect(r.batches).toEqual([[1, 2]]);
+    await expect(gc.submit([3])).rejects.toBeInstanceOf(GroupCommitClosedError);
+  });
+});

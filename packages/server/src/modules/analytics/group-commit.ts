@@ -1,0 +1,124 @@
+/**
+ * Group commit: many small writes share one transaction, and each caller is answered only after
+ * the transaction holding its items has committed. One fsync then acknowledges a whole burst of
+ * beacons instead of one request each, and nothing is ever acknowledged before it is durable.
+ */
+export interface GroupCommitOptions {
+  /** how long the first waiting request holds the door open for others; 0 = the current event-loop turn */
+  windowMs: number;
+  /** a batch this large is written at once, without waiting out the window */
+  maxItems: number;
+}
+
+interface Waiter<T> {
+  items: T[];
+  /** Date.now() on arrival: the window is counted from the oldest waiter */
+  at: number;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+export class GroupCommitClosedError extends Error {
+  constructor() {
+    super('the writer is shutting down');
+    this.name = 'GroupCommitClosedError';
+  }
+}
+
+export class GroupCommit<T> {
+  private waiting: Waiter<T>[] = [];
+  private waitingItems = 0;
+  private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  private flight: Promise<void> | null = null;
+  private closed = false;
+  /** transactions started and items written: for tests and diagnostics */
+  readonly stats = { batches: 0, items: 0 };
+
+  constructor(
+    private readonly write: (items: T[]) => Promise<void>,
+    private readonly options: GroupCommitOptions,
+  ) {}
+
+  /** Resolves once `items` are committed; rejects if their transaction failed. */
+  submit(items: T[]): Promise<void> {
+    if (this.closed) return Promise.reject(new GroupCommitClosedError());
+    if (!items.length) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ items, at: Date.now(), resolve, reject });
+      this.waitingItems += items.length;
+      this.schedule();
+    });
+  }
+
+  /** Writes what is waiting, waits for the transaction in flight, and refuses anything later. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.flight || this.waiting.length) {
+      if (!this.flight) this.flush();
+      await this.flight;
+    }
+  }
+
+  private schedule() {
+    // A transaction in flight is itself the window: whatever arrives meanwhile goes in the next one.
+    if (this.flight) return;
+    if (this.waitingItems >= this.options.maxItems || this.closed) return this.flush();
+    if (this.timer) return;
+    const left = this.options.windowMs - (Date.now() - this.waiting[0].at);
+    if (left <= 0 && this.options.windowMs > 0) return this.flush();
+    this.timer = this.options.windowMs > 0 ? setTimeout(() => this.flush(), left) : setImmediate(() => this.flush());
+  }
+
+  private flush() {
+    if (this.timer) {
+      clearTimeout(this.timer as NodeJS.Timeout);
+      clearImmediate(this.timer as NodeJS.Immediate);
+      this.timer = null;
+    }
+    if (this.flight || !this.waiting.length) return;
+    const batch = this.take();
+    this.flight = this.run(batch).finally(() => {
+      this.flight = null;
+      if (this.waiting.length) this.schedule();
+    });
+  }
+
+  /** Whole requests, oldest first, up to maxItems (a request is never split across transactions). */
+  private take(): Waiter<T>[] {
+    let n = 0;
+    let i = 0;
+    while (i < this.waiting.length && (i === 0 || n + this.waiting[i].items.length <= this.options.maxItems)) {
+      n += this.waiting[i].items.length;
+      i++;
+    }
+    const batch = this.waiting.splice(0, i);
+    this.waitingItems -= n;
+    return batch;
+  }
+
+  private async run(batch: Waiter<T>[]): Promise<void> {
+    try {
+      await this.commit(batch.length === 1 ? batch[0].items : batch.flatMap((w) => w.items));
+      for (const w of batch) w.resolve();
+      return;
+    } catch (err) {
+      if (batch.length === 1) return batch[0].reject(err);
+    }
+    // One request's bad luck (a row the database refuses) must not fail the others that shared its
+    // transaction: the batch rolled back as a whole, so each request is retried on its own.
+    for (const w of batch) {
+      try {
+        await this.commit(w.items);
+        w.resolve();
+      } catch (err) {
+        w.reject(err);
+      }
+    }
+  }
+
+  private async commit(items: T[]) {
+    this.stats.batches++;
+    await this.write(items);
+    this.stats.items += items.length;
+  }
+}

@@ -1,0 +1,104 @@
+import type { Deps } from '../../deps.js';
+import { notFound, validationFailed } from '../../http/errors.js';
+import { readOrgs } from '../../http/reach.js';
+import type { Principal } from '../auth/principal.js';
+import { bucketCounts, productOrg, topProducts } from './analytics.repo.js';
+import { BEACON_TYPES, zeroCounts, type BeaconType, type Granularity, type UsageFilter, type UsageReport } from './analytics.types.js';
+
+export const DEFAULT_WINDOW_DAYS = 30;
+export const MAX_WINDOW_DAYS = 366;
+export const MAX_HOURLY_WINDOW_DAYS = 31;
+export const BY_PRODUCT_LIMIT = 20;
+
+const UNIT_MS: Record<Granularity, number> = { hour: 3_600_000, day: 86_400_000 };
+const DAY_MS = UNIT_MS.day;
+
+export interface UsageQuery {
+  start?: string;
+  end?: string;
+  granularity?: Granularity;
+  event_type?: BeaconType[];
+  org_id?: string;
+  scope?: 'all';
+  product_id?: string;
+  include_internal?: boolean;
+  group_by?: 'product';
+}
+
+/**
+ * The window as asked, then widened to whole buckets: counts are kept per hour, so a window that
+ * starts mid-bucket could not be counted exactly. The answer's start/end say what was counted.
+ */
+export function usageWindow(q: Pick<UsageQuery, 'start' | 'end' | 'granularity'>, now: Date) {
+  const granularity = q.granularity ?? 'day';
+  const unit = UNIT_MS[granularity];
+  const floor = (ms: number) => Math.floor(ms / unit) * unit;
+  const ceil = (ms: number) => Math.ceil(ms / unit) * unit;
+
+  const askedEnd = q.end !== undefined ? Date.parse(q.end) : undefined;
+  const askedStart = q.start !== undefined ? Date.parse(q.start) : undefined;
+  // With no start, "the last 30 days" means whole buckets ending with the current one.
+  const end = askedEnd ?? (askedStart === undefined ? ceil(now.getTime()) : now.getTime());
+  const start = askedStart ?? end - DEFAULT_WINDOW_DAYS * DAY_MS;
+
+  const errors: { path: string; message: string }[] = [];
+  if (end <= start) errors.push({ path: 'query.end', message: 'must be after start' });
+  else if (end - start > MAX_WINDOW_DAYS * DAY_MS) {
+    errors.push({ path: 'query.start', message: `the window may span at most ${MAX_WINDOW_DAYS} days` });
+  } else if (granularity === 'hour' && end - start > MAX_HOURLY_WINDOW_DAYS * DAY_MS) {
+    errors.push({ path: 'query.granularity', message: `hour granularity covers at most ${MAX_HOURLY_WINDOW_DAYS} days; use day` });
+  }
+  if (errors.length) throw validationFailed(errors);
+  return { granularity, unit, startMs: floor(start), endMs: ceil(end) };
+}
+
+async function orgsFor(deps: Deps, principal: Principal, q: UsageQuery): Promise<string[]> {
+  if (q.product_id === undefined) return readOrgs(principal, q);
+  // A product names its own organization, so product_id needs no org_id; an org_id or scope, when
+  // given, still bounds where the product is looked for.
+  const reach = q.org_id !== undefined ? readOrgs(principal, q) : principal.orgIds;
+  const orgId = await productOrg(deps.database.db, q.product_id, reach);
+  if (!orgId) throw notFound('product');
+  return [orgId];
+}
+
+export async function usageReport(deps: Deps, principal: Principal, q: UsageQuery): Promise<UsageReport> {
+  const window = usageWindow(q, deps.clock.now());
+  const filter: UsageFilter = {
+    orgIds: await orgsFor(deps, principal, q),
+    start: new Date(window.startMs).toISOString(),
+    end: new Date(window.endMs).toISOString(),
+    granularity: window.granularity,
+    types: q.event_type?.length ? [...new Set(q.event_type)] : [...BEACON_TYPES],
+    includeInternal: q.include_internal === true,
+    subjectId: q.product_id,
+  };
+  const db = deps.database.db;
+  const [counts, byProduct] = await Promise.all([
+    bucketCounts(db, filter),
+    q.group_by === 'product' ? topProducts(db, filter, BY_PRODUCT_LIMIT) : undefined,
+  ]);
+
+  // Every bucket of the window is listed, the empty ones too, so charts need no gap-filling.
+  const buckets = new Map<string, { start: string } & ReturnType<typeof zeroCounts>>();
+  for (let t = window.startMs; t < window.endMs; t += window.unit) {
+    const start = new Date(t).toISOString();
+    buckets.set(start, { start, ...zeroCounts() });
+  }
+  const totals = zeroCounts();
+  for (const c of counts) {
+    const bucket = buckets.get(c.bucketStart);
+    // Rollup keys are written by the same toISOString() as above, so every row finds its bucket.
+    if (!bucket) continue;
+    bucket[c.type] += c.count;
+    totals[c.type] += c.count;
+  }
+  return {
+    start: filter.start,
+    end: filter.end,
+    granularity: filter.granularity,
+    buckets: [...buckets.values()],
+    totals,
+    ...(byProduct && { byProduct }),
+  };
+}

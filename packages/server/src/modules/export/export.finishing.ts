@@ -1,0 +1,29 @@
+import type { Deps } from '../../deps.js';
+import { finishImage } from './finish.js';
+import type { PlannedEntry } from './export.plan.js';
+
+const IN_FLIGHT = 2;
+
+/** Finishes one image into the cache. The cache key holds the image's content hash and the settings. */
+async function finishOne(deps: Deps, entry: PlannedEntry): Promise<void> {
+  const [original, mask] = await Promise.all([
+    deps.storage.getBuffer(entry.image.storageKey!),
+    entry.image.maskKey ? deps.storage.getBuffer(entry.image.maskKey) : Promise.resolve(null),
+  ]);
+  const finished = await finishImage({ original, mask, settings: entry.settings });
+  await deps.storage.put(entry.cacheKey, finished.data, { contentType: finished.contentType });
+}
+
+/** Two in flight keeps both cores busy (sharp's threads plus our own work) without piling up memory. */
+export async function finishAll(deps: Deps, entries: PlannedEntry[], onDone?: (done: number) => Promise<void> | void): Promise<void> {
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < entries.length) {
+      const entry = entries[next++];
+      await finishOne(deps, entry);
+      await onDone?.(++done);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, entries.length) }, worker));
+}

@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import type { Deps } from '../../deps.js';
+import type { Executor } from '../../platform/db/index.js';
+import { imagesOf } from '../products/products.repo.js';
+import type { ImageRecord, ReviewStatus } from '../products/products.types.js';
+import { DEFAULT_SIZE, resolveSettings, settingsCacheKey, type ImageSettings } from './finish.js';
+
+export interface PlannedEntry {
+  path: string;
+  productId: string;
+  orgId: string;
+  image: ImageRecord;
+  settings: ImageSettings;
+  /** where the finished image is cached; exists once finished */
+  cacheKey: string;
+  contentType: string;
+}
+
+export interface SkippedImage {
+  product_id: string;
+  image_id: string;
+  reason: string;
+  image_review_status: ReviewStatus;
+}
+
+export interface ExportPlan {
+  entries: PlannedEntry[];
+  skipped: SkippedImage[];
+  productIds: string[];
+}
+
+const EXT = { jpeg: 'jpg', png: 'png', webp: 'webp' } as const;
+const TYPE = { jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp' } as const;
+
+/** Folder names come from custom ids, which users write: only safe characters, never `..` or a leading `/`. */
+export function safeName(raw: string): string {
+  const cleaned = raw
+    .normalize('NFKC')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/\.{2,}/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 100);
+  return cleaned || '_';
+}
+
+const imageIdentity = (i: ImageRecord) => i.sha256 ?? `image:${i.id}:${i.updatedAt}`;
+
+/**
+ * Which images go into the archive, under which names, with which settings; and which are skipped, why.
+ * Deterministic for a given database state, so a repeated request and a download link build the same ZIP.
+ */
+export async function planExport(db: Executor, products: { id: string; org_id: string; custom_id: string | null }[], statuses: ReviewStatus[]): Promise<ExportPlan> {
+  const images = await imagesOf(db, products.map((p) => p.id));
+  const entries: PlannedEntry[] = [];
+  const skipped: SkippedImage[] = [];
+  const usedFolders = new Set<string>();
+  for (const p of [...products].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    let folder = p.custom_id ? safeName(p.custom_id) : p.id;
+    if (usedFolders.has(folder.toLowerCase())) folder = `${folder}-${p.id}`;
+    usedFolders.add(folder.toLowerCase());
+    for (const image of images.get(p.id) ?? []) {
+      if (!image.storageKey || image.error) {
+        skipped.push({ product_id: p.id, image_id: image.id, reason: image.error?.code ?? 'no_file', image_review_status: image.reviewStatus });
+        continue;
+      }
+      if (!statuses.includes(image.reviewStatus)) {
+        skipped.push({ product_id: p.id, image_id: image.id, reason: 'not_selected', image_review_status: image.reviewStatus });
+        continue;
+      }
+      const settings = resolveSettings(image.settings as Partial<ImageSettings>);
+      const key = settingsCacheKey(imageIdentity(image), settings, DEFAULT_SIZE);
+      entries.push({
+        path: `${folder}/${image.position}-${image.id}.${EXT[settings.format]}`,
+        productId: p.id,
+        orgId: p.org_id,
+        image,
+        settings,
+        cacheKey: `orgs/${p.org_id}/finished/${key}.${EXT[settings.format]}`,
+        contentType: TYPE[settings.format],
+      });
+    }
+  }
+  return { entries, skipped, productIds: products.map((p) => p.id) };
+}
+
+/** Entries whose finished image is not cached yet. */
+export async function pendingEntries(deps: Deps, plan: ExportPlan): Promise<PlannedEntry[]> {
+  const found = await Promise.all(plan.entries.map((e) => deps.storage.head(e.cacheKey)));
+  return plan.entries.filter((_, i) => !found[i]);
+}
+
+export function selectionHash(productIds: string[], statuses: string[]): string {
+  return createHash('sha256').update(JSON.stringify([[...productIds].sort(), [...statuses].sort()])).digest('hex');
+}

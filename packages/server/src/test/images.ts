@@ -1,0 +1,28 @@
+import sharp from 'sharp';
+import type { TestApp } from './app.js';
+import { processImage } from '../modules/ingest/image-pipeline.js';
+import { storeImageFiles, insertImageRows } from '../modules/ingest/ingest.store.js';
+import { loadProduct } from '../modules/products/products.repo.js';
+
+/** A product photo: a coloured disc on an off-white background, as a JPEG. */
+export async function productPhoto(width = 640, height = 480, colour = { r: 30, g: 90, b: 200 }): Promise<Buffer> {
+  const r = Math.round(Math.min(width, height) * 0.3);
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="rgb(246,245,243)"/><circle cx="${width / 2}" cy="${height / 2}" r="${r}" fill="rgb(${colour.r},${colour.g},${colour.b})"/></svg>`;
+  return sharp(Buffer.from(svg)).jpeg({ quality: 92 }).toBuffer();
+}
+
+/** Real images (processed, stored, with masks) attached to a product, through the ingestion code's own store. */
+let variant = 0;
+
+/** Each call makes new pixels, so no two products share a content hash (the finishing cache is content-addressed). */
+export async function attachRealImages(t: TestApp, productId: string, count: number): Promise<string[]> {
+  const product = (await loadProduct(t.deps.database.db, productId))!;
+  const stored = [];
+  for (let i = 0; i < count; i++) {
+    const v = variant++;
+    const processed = await processImage(await productPhoto(640 + (v % 50) * 2, 480, { r: (30 + v * 37) % 200, g: (90 + v * 11) % 200, b: 200 - ((i * 30) % 150) }));
+    stored.push(await storeImageFiles(t.deps, product, processed, 'fetched', null));
+  }
+  await insertImageRows(t.deps.database.db, product, stored, product.images.length, new Date().toISOString());
+  return stored.map((s) => s.id);
+}
