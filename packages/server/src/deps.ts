@@ -11,6 +11,7 @@ import type { RateLimiter } from './platform/ratelimit/types.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { createMailer, type Mailer } from './platform/mail/index.js';
 import type { Logger } from './logger.js';
+import { ALL_QUEUES } from './queues.js';
 
 /** Everything a service may touch, passed explicitly; no globals. */
 export interface Deps {
@@ -31,6 +32,7 @@ export async function createDeps(config: Readonly<Config>, logger: Logger, overr
   await database.migrate();
   const jobs = overrides.jobs ?? createJobQueue(config, database, logger);
   await jobs.open();
+  await jobs.declare(ALL_QUEUES);
   return {
     config,
     database,

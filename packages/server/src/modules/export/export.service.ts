@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Deps } from '../../deps.js';
+import { QUEUES } from '../../queues.js';
 import { AppError, notFound, validationFailed } from '../../http/errors.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
@@ -13,7 +14,7 @@ import { pendingEntries, planExport, selectionHash, type ExportPlan } from './ex
 import { streamZip } from './export.zip.js';
 
 export const MAX_EXPORT_PRODUCTS = 200;
-export const EXPORT_QUEUE = 'export.finish';
+export const EXPORT_QUEUE = QUEUES.exportFinish;
 
 export interface ExportQuery extends Omit<ListQuery, 'limit' | 'offset'> {
   image_review_status?: ReviewStatus[];

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp, { type OutputInfo } from 'sharp';
 import type { GeneratorView, ResolvedHints } from './generator.js';
 
 /** A photo with its decoded mask and the product's box, ready for carving and texturing. */
@@ -35,7 +35,7 @@ const MIN_BOX_SIDE = 8;
 async function prepareOne(view: GeneratorView, index: number, azimuthDeg: number, elevationDeg: number): Promise<PreparedView | null> {
   let imageWidth: number;
   let imageHeight: number;
-  let mask: { data: Buffer; info: sharp.OutputInfo };
+  let mask: { data: Buffer; info: OutputInfo };
   try {
     const meta = await sharp(view.image).metadata();
     imageWidth = meta.autoOrient?.width ?? meta.width ?? 0;

@@ -1,12 +1,13 @@
+import { QUEUES } from '../../queues.js';
 import type { ProductSource } from './products.types.js';
 
 /** The job queue that ingests each kind of source. */
 export const INGEST_QUEUES = {
-  image_urls: 'ingest.images',
-  image_paths: 'ingest.images',
-  video_url: 'ingest.video',
-  source_url: 'ingest.page',
-  model_url: 'ingest.model',
+  image_urls: QUEUES.ingestImages,
+  image_paths: QUEUES.ingestImages,
+  video_url: QUEUES.ingestVideo,
+  source_url: QUEUES.ingestPage,
+  model_url: QUEUES.ingestModel,
 } as const satisfies Record<ProductSource['kind'], string>;
 
 export const ingestQueueFor = (kind: ProductSource['kind']) => INGEST_QUEUES[kind];

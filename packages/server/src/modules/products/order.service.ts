@@ -1,5 +1,6 @@
 import type { Selectable, Transaction } from 'kysely';
 import type { Deps } from '../../deps.js';
+import { QUEUES } from '../../queues.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { DB } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
@@ -12,8 +13,8 @@ import { quote, type QuoteJson } from './create.service.js';
 import { findProduct, updateProductRow } from './products.repo.js';
 import type { ProductRecord } from './products.types.js';
 
-export const GENERATE_QUEUE = 'generate.model';
-export const RENDER_QUEUE = 'render.images';
+export const GENERATE_QUEUE = QUEUES.generateModel;
+export const RENDER_QUEUE = QUEUES.renderImages;
 
 type OrderReason = 'no_analysis' | 'generating' | 'images_ordered' | 'model_exists' | 'model_failed';
 

@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { QUEUES } from '../../queues.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { readOrgs, writeOrg } from '../../http/reach.js';
 import { inTransaction, isUniqueViolation } from '../../platform/db/index.js';
@@ -16,7 +17,7 @@ import {
 } from './products.repo.js';
 import type { ProductRecord, ProductStatus } from './products.types.js';
 
-export const PURGE_QUEUE = 'products.purge-files';
+export const PURGE_QUEUE = QUEUES.purgeProductFiles;
 
 export interface ListQuery {
   limit: number;

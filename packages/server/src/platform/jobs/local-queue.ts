@@ -146,6 +146,9 @@ export class LocalJobQueue implements JobQueue {
     this.logger.warn({ jobs: ids }, 'jobs still running at shutdown were released for another worker');
   }
 
+  /** The local table needs no per-queue setup. */
+  async declare(): Promise<void> {}
+
   async ping(): Promise<void> {
     await this.database.db.selectFrom('jobs').select('id').limit(1).execute();
   }

@@ -23,6 +23,7 @@ export class PgBossJobQueue implements JobQueue {
   private readonly handlers = new Map<string, JobHandler>();
   /** queues known to exist, by name; pg-boss 10 drops jobs sent to a queue that was never created */
   private readonly queues = new Map<string, Promise<void>>();
+  private creating: Promise<unknown> = Promise.resolve();
   private readonly expireInSeconds: number;
   private readonly pollingIntervalSeconds: number;
   private readonly closeTimeoutMs: number;
@@ -64,7 +65,7 @@ export class PgBossJobQueue implements JobQueue {
     if (this.closed) return Promise.reject(new Error('job queue is closed'));
     this.opening ??= (async () => {
       await this.boss.start();
-      await Promise.all([...this.handlers.keys()].map((name) => this.ensureQueue(name)));
+      for (const name of this.handlers.keys()) await this.ensureQueue(name);
     })();
     return this.opening;
   }
@@ -108,7 +109,13 @@ export class PgBossJobQueue implements JobQueue {
     if (this.started) return;
     await this.ready();
     this.started = true;
-    await Promise.all([...this.handlers.keys()].map((name) => this.startWorkers(name)));
+    // One at a time: concurrent queue creation deadlocks inside PostgreSQL.
+    for (const name of this.handlers.keys()) await this.startWorkers(name);
+  }
+
+  async declare(names: string[]): Promise<void> {
+    await this.ready();
+    for (const name of names) await this.ensureQueue(name);
   }
 
   async close(): Promise<void> {
@@ -135,11 +142,13 @@ export class PgBossJobQueue implements JobQueue {
   private ensureQueue(name: string): Promise<void> {
     let created = this.queues.get(name);
     if (!created) {
-      created = this.boss.createQueue(name).catch((err: unknown) => {
+      // Chained: concurrent createQueue calls deadlock inside PostgreSQL.
+      created = this.creating.then(() => this.boss.createQueue(name)).catch((err: unknown) => {
         this.queues.delete(name);
         throw err;
       });
       this.queues.set(name, created);
+      this.creating = created.catch(() => {});
     }
     return created;
   }

@@ -26,6 +26,8 @@ export interface JobQueue {
   readonly kind: 'local' | 'pg-boss';
   /** prepares storage for jobs (queues, tables); needed before enqueue */
   open(): Promise<void>;
+  /** makes sure these queues exist (pg-boss needs them created up front; the local table does not) */
+  declare(names: string[]): Promise<void>;
   enqueue(executor: Executor, name: string, data: Record<string, unknown>, opts?: EnqueueOptions): Promise<string>;
   /** registers the handler of a queue; call before start() */
   register(name: string, handler: JobHandler): void;

@@ -1,0 +1,229 @@
+import sharp from 'sharp';
+import type { TriangleMesh } from './marching-cubes.js';
+import type { PreparedView } from './prepared-view.js';
+import { bleedColours } from './texture-bleed.js';
+import { projectToImage, type ViewCamera } from './turntable-camera.js';
+
+// Texturing by projection: every triangle takes its colour from the view that faces it
+// most squarely (largest normal · direction to camera), and its UVs are simply its
+// projection into that photo. The atlas is therefore a mosaic of photo crops, one tile
+// per view that won any triangle, so the texture is the photographs themselves rather
+// than a resampled unwrap. Vertices on the border between two views' triangles are
+// split, which also gives crisp normals where the views meet (usually real edges).
+
+export interface TexturedMesh {
+  positions: Float32Array;
+  normals: Float32Array;
+  uvs: Float32Array;
+  indices: Uint32Array;
+}
+
+/** Texels left empty around each tile so filtering never reaches the neighbour. */
+const GUTTER = 2;
+/** Photo context kept around the product box, as a share of its longer side. */
+const CROP_PAD = 0.03;
+/** Pixels of product colour grown over the backdrop inside each tile. */
+const BLEED_PASSES = 8;
+const JPEG_QUALITY = 88;
+
+interface Tile {
+  view: number;
+  /** Crop of the photo, image pixels. */
+  crop: { left: number; top: number; width: number; height: number };
+  /** Placement in the atlas, texels. */
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+export async function textureHull(
+  mesh: TriangleMesh,
+  views: readonly PreparedView[],
+  cams: readonly ViewCamera[],
+  textureSize: number,
+): Promise<{ mesh: TexturedMesh; texture: Buffer }> {
+  const { positions, indices } = mesh;
+  const triangleCount = indices.length / 3;
+  const viewCount = cams.length;
+
+  const faceNormals = new Float64Array(triangleCount * 3);
+  const chart = new Int32Array(triangleCount);
+  for (let t = 0; t < triangleCount; t++) {
+    const [nx, ny, nz] = faceNormal(positions, indices[t * 3], indices[t * 3 + 1], indices[t * 3 + 2]);
+    faceNormals.set([nx, ny, nz], t * 3);
+    let best = 0;
+    let bestScore = -Infinity;
+    for (let k = 0; k < viewCount; k++) {
+      const d = cams[k].toCamera;
+      const score = nx * d[0] + ny * d[1] + nz * d[2];
+      if (score > bestScore) {
+        bestScore = score;
+        best = k;
+      }
+    }
+    chart[t] = best;
+  }
+
+  // One output vertex per (input vertex, chart) pair in use.
+  const slot = new Int32Array((positions.length / 3) * viewCount).fill(-1);
+  const source: number[] = [];
+  const sourceChart: number[] = [];
+  const outIndices = new Uint32Array(indices.length);
+  for (let i = 0; i < indices.length; i++) {
+    const key = indices[i] * viewCount + chart[Math.floor(i / 3)];
+    if (slot[key] < 0) {
+      slot[key] = source.length;
+      source.push(indices[i]);
+      sourceChart.push(chart[Math.floor(i / 3)]);
+    }
+    outIndices[i] = slot[key];
+  }
+  const vertexCount = source.length;
+  const outPositions = new Float32Array(vertexCount * 3);
+  for (let v = 0; v < vertexCount; v++) outPositions.set(positions.subarray(source[v] * 3, source[v] * 3 + 3), v * 3);
+  const normals = vertexNormals(outIndices, faceNormals, vertexCount, (v) => cams[sourceChart[v]].toCamera);
+
+  const used = [...new Set(sourceChart)].sort((a, b) => a - b);
+  const tiles = layoutTiles(
+    used.map((k) => ({ view: k, crop: cropFor(views[k]) })),
+    textureSize,
+  );
+  const tileOf = new Map(tiles.map((tile) => [tile.view, tile]));
+  const uvs = new Float32Array(vertexCount * 2);
+  for (let v = 0; v < vertexCount; v++) {
+    const tile = tileOf.get(sourceChart[v])!;
+    const [px, py] = projectToImage(cams[tile.view], outPositions[v * 3], outPositions[v * 3 + 1], outPositions[v * 3 + 2]);
+    const tx = tile.left + ((px - tile.crop.left) * tile.width) / tile.crop.width;
+    const ty = tile.top + ((py - tile.crop.top) * tile.height) / tile.crop.height;
+    // The hull lies inside every silhouette, so clamping only trims sub-voxel overshoot.
+    uvs[v * 2] = clamp(tx, tile.left, tile.left + tile.width) / textureSize;
+    uvs[v * 2 + 1] = clamp(ty, tile.top, tile.top + tile.height) / textureSize;
+  }
+
+  const texture = await composeAtlas(tiles, views, textureSize);
+  return { mesh: { positions: outPositions, normals, uvs, indices: outIndices }, texture };
+}
+
+const clamp = (v: number, lo: number, hi: number) => (v < lo ? lo : v > hi ? hi : v);
+
+/** Unnormalised cross product turned into a unit normal; zero for degenerate triangles. */
+function faceNormal(p: Float32Array, a: number, b: number, c: number): [number, number, number] {
+  const ux = p[b * 3] - p[a * 3];
+  const uy = p[b * 3 + 1] - p[a * 3 + 1];
+  const uz = p[b * 3 + 2] - p[a * 3 + 2];
+  const vx = p[c * 3] - p[a * 3];
+  const vy = p[c * 3 + 1] - p[a * 3 + 1];
+  const vz = p[c * 3 + 2] - p[a * 3 + 2];
+  const nx = uy * vz - uz * vy;
+  const ny = uz * vx - ux * vz;
+  const nz = ux * vy - uy * vx;
+  const len = Math.hypot(nx, ny, nz);
+  return len > 0 ? [nx / len, ny / len, nz / len] : [0, 0, 0];
+}
+
+/** Angle-agnostic smooth normals: the average of the unit normals of adjacent faces. */
+function vertexNormals(
+  indices: Uint32Array,
+  faceNormals: Float64Array,
+  vertexCount: number,
+  fallback: (v: number) => readonly number[],
+): Float32Array {
+  const sum = new Float64Array(vertexCount * 3);
+  for (let i = 0; i < indices.length; i++) {
+    const t = Math.floor(i / 3) * 3;
+    const v = indices[i] * 3;
+    sum[v] += faceNormals[t];
+    sum[v + 1] += faceNormals[t + 1];
+    sum[v + 2] += faceNormals[t + 2];
+  }
+  const out = new Float32Array(vertexCount * 3);
+  for (let v = 0; v < vertexCount; v++) {
+    let [x, y, z] = [sum[v * 3], sum[v * 3 + 1], sum[v * 3 + 2]];
+    let len = Math.hypot(x, y, z);
+    // The validator rejects non-unit normals; a vertex whose faces cancel out faces its camera.
+    if (!(len > 1e-9)) [x, y, z, len] = [...fallback(v), 1] as [number, number, number, number];
+    out[v * 3] = x / len;
+    out[v * 3 + 1] = y / len;
+    out[v * 3 + 2] = z / len;
+  }
+  return out;
+}
+
+function cropFor(view: PreparedView): Tile['crop'] {
+  const { x0, y0, x1, y1 } = view.bbox;
+  const pad = CROP_PAD * Math.max(x1 - x0, y1 - y0) + 2;
+  const left = Math.max(0, Math.floor(x0 - pad));
+  const top = Math.max(0, Math.floor(y0 - pad));
+  const right = Math.min(view.imageWidth, Math.ceil(x1 + pad));
+  const bottom = Math.min(view.imageHeight, Math.ceil(y1 + pad));
+  return { left, top, width: right - left, height: bottom - top };
+}
+
+/**
+ * Equal cells in a grid, each crop fitted into its cell keeping its aspect; the grid
+ * shape is the one that gives the smallest tile the most texels.
+ */
+function layoutTiles(items: { view: number; crop: Tile['crop'] }[], size: number): Tile[] {
+  let best: Tile[] = [];
+  let bestScore = -1;
+  for (let cols = 1; cols <= items.length; cols++) {
+    const rows = Math.ceil(items.length / cols);
+    const cellW = Math.floor(size / cols);
+    const cellH = Math.floor(size / rows);
+    if (cellW <= 2 * GUTTER + 1 || cellH <= 2 * GUTTER + 1) continue;
+    const tiles = items.map(({ view, crop }, i) => {
+      const scale = Math.min((cellW - 2 * GUTTER) / crop.width, (cellH - 2 * GUTTER) / crop.height);
+      const width = Math.max(1, Math.floor(crop.width * scale));
+      const height = Math.max(1, Math.floor(crop.height * scale));
+      const left = (i % cols) * cellW + Math.floor((cellW - width) / 2);
+      const top = Math.floor(i / cols) * cellH + Math.floor((cellH - height) / 2);
+      return { view, crop, left, top, width, height };
+    });
+    const score = Math.min(...tiles.map((t) => t.width * t.height));
+    if (score > bestScore) {
+      bestScore = score;
+      best = tiles;
+    }
+  }
+  return best;
+}
+
+async function composeAtlas(tiles: readonly Tile[], views: readonly PreparedView[], size: number): Promise<Buffer> {
+  const pieces = await Promise.all(
+    tiles.map(async (tile) => {
+      const view = views[tile.view];
+      const [rgb, coverage] = await Promise.all([
+        sharp(view.image, { autoOrient: true })
+          .extract(tile.crop)
+          .resize(tile.width, tile.height, { fit: 'fill' })
+          .flatten({ background: '#808080' })
+          .toColourspace('srgb')
+          .raw()
+          .toBuffer(),
+        sharp(view.mask, { raw: { width: view.maskWidth, height: view.maskHeight, channels: 1 } })
+          .extract(maskCrop(view, tile.crop))
+          .resize(tile.width, tile.height, { fit: 'fill' })
+          .raw()
+          .toBuffer(),
+      ]);
+      bleedColours(rgb, coverage, tile.width, tile.height, BLEED_PASSES);
+      return { input: rgb, raw: { width: tile.width, height: tile.height, channels: 3 as const }, left: tile.left, top: tile.top };
+    }),
+  );
+  return sharp({ create: { width: size, height: size, channels: 3, background: '#808080' } })
+    .composite(pieces)
+    .jpeg({ quality: JPEG_QUALITY })
+    .toBuffer();
+}
+
+function maskCrop(view: PreparedView, crop: Tile['crop']): Tile['crop'] {
+  const left = Math.min(view.maskWidth - 1, Math.floor(crop.left * view.maskScaleX));
+  const top = Math.min(view.maskHeight - 1, Math.floor(crop.top * view.maskScaleY));
+  return {
+    left,
+    top,
+    width: Math.max(1, Math.min(view.maskWidth - left, Math.round(crop.width * view.maskScaleX))),
+    height: Math.max(1, Math.min(view.maskHeight - top, Math.round(crop.height * view.maskScaleY))),
+  };
+}
