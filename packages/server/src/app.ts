@@ -23,6 +23,7 @@ import { productsRoutes } from './modules/products/products.routes.js';
 import { projectsRoutes } from './modules/projects/projects.routes.js';
 import { reviewRoutes } from './modules/review/review.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { VERSION } from './version.js';
 
 /** Routes a publishable key may call from a browser (CORS is answered for these only). */
@@ -98,6 +99,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(assetsRoutes(deps));
   await app.register(reviewRoutes(deps));
   await app.register(exportRoutes(deps));
+  await app.register(webhooksRoutes(deps));
   await app.register(filesRoutes(deps));
   return app;
 }

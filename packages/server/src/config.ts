@@ -68,6 +68,10 @@ export interface Config {
   uploadLimitBytes: number;
   fetch: { maxBytes: number; timeoutMs: number; maxRedirects: number };
   pricing: Pricing;
+  /** built-in silhouette carving, or a hosted image-to-3D service */
+  generator: { kind: 'builtin' | 'external'; url: string | null; apiKey: string | null; triangleBudget: number };
+  /** turntable renders of a model-only product's model */
+  renders: { views: number; size: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -148,6 +152,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxRedirects: 3,
     },
     pricing: pricing(env.PLINTH_PRICING),
+    generator: generator(env),
+    renders: { views: int(env, 'PLINTH_RENDER_VIEWS', 8, 1), size: int(env, 'PLINTH_RENDER_SIZE', 2048, 64) },
   };
   return deepFreeze(config);
 }
@@ -168,6 +174,14 @@ function pricing(raw: string | undefined): Pricing {
     (out as unknown as Record<string, number>)[k] = v;
   }
   return out;
+}
+
+function generator(env: Env): Config['generator'] {
+  const kind = (env.PLINTH_GENERATOR || 'builtin').toLowerCase();
+  if (kind !== 'builtin' && kind !== 'external') throw new ConfigError('PLINTH_GENERATOR must be "builtin" or "external"');
+  const url = env.PLINTH_GENERATOR_URL || null;
+  if (kind === 'external' && !url) throw new ConfigError('PLINTH_GENERATOR=external needs PLINTH_GENERATOR_URL');
+  return { kind, url, apiKey: env.PLINTH_GENERATOR_KEY || null, triangleBudget: int(env, 'PLINTH_GENERATOR_TRIANGLES', 20_000, 100) };
 }
 
 function deepFreeze<T extends object>(o: T): Readonly<T> {

@@ -1,7 +1,9 @@
 import sharp from 'sharp';
 import type { Deps } from './deps.js';
 import { registerExportJobs } from './modules/export/export.jobs.js';
+import { registerGenerationJobs } from './modules/generation/generation.jobs.js';
 import { registerIngestJobs } from './modules/ingest/ingest.jobs.js';
+import { registerWebhookJobs } from './modules/webhooks/webhooks.jobs.js';
 
 /**
  * Registers every module's job handlers on the queue. Each capability adds its `<area>.jobs.ts`
@@ -12,4 +14,6 @@ export function registerJobHandlers(deps: Deps): void {
   sharp.concurrency(Math.max(2, sharp.concurrency()));
   registerIngestJobs(deps);
   registerExportJobs(deps);
+  registerGenerationJobs(deps);
+  registerWebhookJobs(deps);
 }

@@ -21,7 +21,15 @@ export async function quoteAndCommit(t: TestApp, key: string, body: Record<strin
 export async function seedProduct(
   t: TestApp,
   orgId: string,
-  opts: { status?: 'draft' | 'published' | 'archived'; modelStatus?: 'none' | 'queued' | 'generating' | 'ready' | 'failed'; tags?: string[]; title?: string; customId?: string } = {},
+  opts: {
+    status?: 'draft' | 'published' | 'archived';
+    modelStatus?: 'none' | 'queued' | 'generating' | 'ready' | 'failed';
+    tags?: string[];
+    title?: string;
+    customId?: string;
+    analysis?: 'none' | 'pending' | 'done' | 'failed';
+    imagesStatus?: 'none' | 'ingesting' | 'ready' | 'failed' | 'ordered';
+  } = {},
 ) {
   const at = new Date().toISOString();
   const id = newId('prod');
@@ -40,8 +48,8 @@ export async function seedProduct(
     tags: JSON.stringify(opts.tags ?? []),
     source: JSON.stringify({ kind: 'model_url', model_url: 'https://models.example/x.glb' }),
     generate_model: 0,
-    analysis: 'done',
-    images_status: 'none',
+    analysis: opts.analysis ?? 'done',
+    images_status: opts.imagesStatus ?? 'none',
     progress: 100,
     step: 'done',
     error: null,

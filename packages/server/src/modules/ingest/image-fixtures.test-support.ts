@@ -1,3 +1,4 @@
+import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 
 /** Deterministic noise so a failing fixture fails the same way every run. */
@@ -101,4 +102,37 @@ export function truthBox(truth: Uint8Array, width: number): { x: number; y: numb
     y1 = Math.max(y1, y);
   });
   return { x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1 };
+}
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body) >>> 0);
+  return Buffer.concat([length, body, crc]);
+}
+
+/**
+ * A 16-bit RGBA PNG written by hand: sharp's own 16-bit output path does not rescale 8-bit
+ * samples, so this is the honest way to get a real 16-bit photographer's export.
+ */
+export function png16(width: number, height: number, pixel: (x: number, y: number) => [number, number, number, number]): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 16; // bit depth
+  header[9] = 6; // colour type RGBA
+  const rows: Buffer[] = [];
+  for (let y = 0; y < height; y++) {
+    const row = Buffer.alloc(1 + width * 8);
+    for (let x = 0; x < width; x++) pixel(x, y).forEach((v, c) => row.writeUInt16BE(v, 1 + x * 8 + c * 2));
+    rows.push(row);
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', header),
+    pngChunk('IDAT', deflateSync(Buffer.concat(rows))),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }

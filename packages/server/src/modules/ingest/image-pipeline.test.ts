@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { circle, iou, productScene, rawMask, ring, roundedRect, truthBox } from './image-fixtures.test-support.js';
+import { circle, iou, png16, productScene, rawMask, ring, roundedRect, truthBox } from './image-fixtures.test-support.js';
 import { InputRejected, isBlurry, processImage, sharpness } from './image-pipeline.js';
 
 async function rejection(p: Promise<unknown>): Promise<InputRejected> {
@@ -128,6 +128,29 @@ describe('processImage: formats, alpha and metadata', () => {
     expect(Math.abs(bbox.width - 129)).toBeLessThanOrEqual(3);
     expect(Math.abs(bbox.height - 129)).toBeLessThanOrEqual(3);
     expect(out.analysis.coverage).toBeCloseTo((Math.PI * 64 * 64) / (width * height), 2);
+  });
+
+  it('brings 16-bit and grey+alpha PNGs to 8-bit sRGB with the mask equal to the output alpha', async () => {
+    const deep = png16(240, 160, (x, y) => [60000, 1000, 30000, Math.hypot(x - 120, y - 80) < 50 ? 65535 : x < 40 ? 20000 : 0]);
+    const grey = await sharp({ create: { width: 240, height: 160, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .composite([{ input: { create: { width: 100, height: 80, channels: 4, background: { r: 90, g: 90, b: 90, alpha: 0.8 } } }, left: 70, top: 40 }])
+      .toColourspace('b-w')
+      .png()
+      .toBuffer();
+    expect(await sharp(deep).metadata().then((m) => [m.depth, m.channels])).toEqual(['ushort', 4]);
+    expect(await sharp(grey).metadata().then((m) => [m.space, m.channels])).toEqual(['b-w', 2]);
+    for (const input of [deep, grey]) {
+      const out = await processImage(input);
+      expect(out.analysis.hasAlpha).toBe(true);
+      const meta = await sharp(out.original).metadata();
+      expect([meta.space, meta.depth, meta.channels]).toEqual(['srgb', 'uchar', 4]);
+      const { data } = await sharp(out.original).raw().toBuffer({ resolveWithObject: true });
+      const alpha = Buffer.alloc(240 * 160);
+      for (let i = 0; i < alpha.length; i++) alpha[i] = data[i * 4 + 3];
+      const mask = await rawMask(out.mask);
+      expect(mask.channels).toBe(1);
+      expect(mask.data.equals(alpha)).toBe(true);
+    }
   });
 
   it('drops an alpha channel that is opaque everywhere and cuts out by colour instead', async () => {

@@ -174,7 +174,8 @@ async function run(
       .webp({ quality: 82 })
       .toBuffer(),
     hasAlpha
-      ? sharp(input, decode).extractChannel('alpha').toColourspace('b-w').png({ compressionLevel: 6 }).toBuffer()
+      ? // Same conversion as the output, so the mask equals its alpha byte for byte (16-bit too).
+        sharp(input, decode).toColourspace('srgb').extractChannel(3).png({ compressionLevel: 6 }).toBuffer()
       : sharp(softenMask(smallMask, w, h), { raw: { width: w, height: h, channels: 1 } })
           .resize(size.width, size.height, { fit: 'fill', kernel: 'linear' })
           .toColourspace('b-w')

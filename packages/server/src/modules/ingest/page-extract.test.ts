@@ -158,6 +158,20 @@ describe('extractProduct: <img> fallback', () => {
     });
   });
 
+  it('puts microdata product pictures first', () => {
+    const body = `
+      <img src="/banner/sale.jpg" width="1200" height="400">
+      <div itemscope itemtype="https://schema.org/Product">
+        <meta itemprop="image" content="/p/lamp-main.jpg">
+        <img itemprop="image" src="/p/lamp-side.jpg" width="150" height="150">
+      </div>`;
+    expect(extractProduct(page('', body), PAGE).imageUrls).toEqual([
+      'https://shop.example.com/p/lamp-main.jpg',
+      'https://shop.example.com/p/lamp-side.jpg',
+      'https://shop.example.com/banner/sale.jpg',
+    ]);
+  });
+
   it('caps the list at 24 images', () => {
     const body = Array.from({ length: 40 }, (_, i) => `<img src="/p/${i}.jpg" width="600" height="600">`).join('');
     const out = extractProduct(page('', body), PAGE);

@@ -126,9 +126,14 @@ function dimension(v: string | undefined): number | null {
   return Number.isFinite(n) && !/%/.test(v) ? n : null;
 }
 
-/** Content images: large, not lazily-loaded placeholders, not site chrome. */
+/** Content images: microdata product pictures first, then large `<img>` that are not site chrome. */
 function largeImages($: CheerioAPI): string[] {
   const out: string[] = [];
+  $('[itemprop="image"]').each((_, el) => {
+    const node = $(el);
+    const url = node.attr('content') ?? node.attr('href') ?? node.attr('data-src') ?? node.attr('src');
+    if (url) out.push(url);
+  });
   $('img').each((_, el) => {
     const img = $(el);
     if (img.closest('nav, footer').length) return;

@@ -121,6 +121,15 @@ describe('extractFrames', () => {
     expect([meta.width, meta.height]).toEqual([1280, 720]);
   });
 
+  it('samples a long clip from its keyframes', async () => {
+    const long = await ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=160x120:r=5:d=120,rotate=a=t*0.05:c=gray', '-g', '25'], 'long.mp4');
+    const started = performance.now();
+    const frames = await extractFrames(long);
+    console.log(`extractFrames 120 s clip: ${frames.length} frames in ${(performance.now() - started).toFixed(0)} ms`);
+    expect(frames.length).toBeGreaterThanOrEqual(12);
+    expect(frames.length).toBeLessThanOrEqual(24);
+  });
+
   it('returns fewer than min when the clip genuinely has fewer distinct frames', async () => {
     const still = await ffmpeg(['-f', 'lavfi', '-i', 'smptebars=s=320x240:r=25:d=3'], 'still.mp4');
     const frames = await extractFrames(still);

@@ -20,6 +20,9 @@ export interface ExtractFramesOptions {
 /** Frames are downscaled to this longest side: plenty for photogrammetry input, and 4K stays cheap. */
 const FRAME_SIDE = 1280;
 
+/** Beyond this, only keyframes are decoded (phones put one every 1–2 s). */
+const LONG_CLIP_SECONDS = 90;
+
 /** Scale down (never up) to FRAME_SIDE on the longest side, keeping even dimensions for the encoder. */
 const SCALE = `scale=w='if(gte(iw,ih),min(${FRAME_SIDE},iw),-2)':h='if(gte(iw,ih),-2,min(${FRAME_SIDE},ih))'`;
 
@@ -66,6 +69,8 @@ export async function extractFrames(videoFile: string, opts: ExtractFramesOption
         'file',
         '-f',
         info.demuxer,
+        // Long clips: keyframes alone give more than enough candidates and decode many times faster.
+        ...(info.duration > LONG_CLIP_SECONDS ? ['-skip_frame', 'nokey'] : []),
         '-i',
         videoFile,
         '-map',

@@ -136,8 +136,9 @@ export async function probeVideo(file: string, timeoutMs: number): Promise<Video
   if (!stream || !stream.width || !stream.height || stream.index === undefined) {
     throw corrupt('The file contains no video stream.');
   }
-  let duration = Number(stream.duration ?? parsed.format?.duration);
-  if (!Number.isFinite(duration) || duration <= 0) {
+  // ffprobe writes "N/A" for unknown values, and the stream's own figure is often the missing one.
+  let duration = [stream.duration, parsed.format?.duration].map(Number).find((d) => Number.isFinite(d) && d > 0) ?? 0;
+  if (!duration) {
     // MediaRecorder WebM and some streams carry no duration: remux to nowhere and read the clock.
     const scan = await runProcess(FFMPEG, ['-nostdin', '-hide_banner', ...common, '-i', file, '-map', `0:${stream.index}`, '-c', 'copy', '-f', 'null', '-'], timeoutMs);
     duration = lastReportedTime(scan.stderr) ?? 0;
