@@ -17,10 +17,11 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     projects: [
-      { test: { name: 'sqlite', include, env: { PLINTH_TEST_DB: 'sqlite' } } },
+      { extends: true, test: { name: 'sqlite', include, env: { PLINTH_TEST_DB: 'sqlite' } } },
       ...(postgresUrl
         ? [
             {
+              extends: true,
               test: {
                 name: 'postgres',
                 include,

@@ -7,6 +7,7 @@
 // Both sides keep two images in flight (the target machine has two cores) and
 // encode JPEG with the same options, so the ratio isolates the finishing work.
 import { existsSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -65,8 +66,10 @@ async function runAll(photos, work) {
     while (next < photos.length) bytes += await work(photos[next++]);
   };
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
-  return { seconds: (performance.now() - started) / 1000, bytes };
+  const cpu = process.cpuUsage(cpuBefore);
+  return { seconds: (performance.now() - started) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, bytes };
 }
 
 printEnvironment();
@@ -84,16 +87,18 @@ console.log(`generated fixtures in ${((performance.now() - t) / 1000).toFixed(1)
 // Warm-up: first calls pay for libvips' operation cache and JIT.
 for (const work of Object.values(modes)) await runAll(photos.slice(0, IN_FLIGHT * 2), work);
 
-const totals = { baseline: { seconds: 0, images: 0, bytes: 0, peakRss: 0 }, finish: { seconds: 0, images: 0, bytes: 0, peakRss: 0 } };
+const totals = {};
+for (const name of Object.keys(modes)) totals[name] = { seconds: 0, cpuSeconds: 0, images: 0, bytes: 0, peakRss: 0 };
 t = performance.now();
 for (let r = 0; r < rounds; r++) {
   // Alternating the order cancels drift (thermal, page cache) between the two sides.
   const order = r % 2 === 0 ? ['baseline', 'finish'] : ['finish', 'baseline'];
   for (const name of order) {
     const rss = watchRss();
-    const { seconds, bytes } = await runAll(photos, modes[name]);
+    const { seconds, cpuSeconds, bytes } = await runAll(photos, modes[name]);
     const total = totals[name];
     total.seconds += seconds;
+    total.cpuSeconds += cpuSeconds;
     total.images += photos.length;
     total.bytes += bytes;
     total.peakRss = Math.max(total.peakRss, rss.stop());
@@ -105,6 +110,7 @@ const rate = (m) => m.images / m.seconds;
 const base = totals.baseline;
 const fin = totals.finish;
 const ratio = rate(fin) / rate(base);
+const cpuRatio = base.cpuSeconds / base.images / (fin.cpuSeconds / fin.images);
 const mb = (bytes) => (bytes / 2 ** 20).toFixed(0);
 console.log(
   '\n' +
@@ -112,13 +118,18 @@ console.log(
       ['', 'baseline (decode+composite+encode)', 'finish (default: soft shadow)', 'finish/baseline'],
       ['images/s', rate(base).toFixed(2), rate(fin).toFixed(2), `${ratio.toFixed(2)}x`],
       ['ms per image (wall / images)', ((1000 * base.seconds) / base.images).toFixed(1), ((1000 * fin.seconds) / fin.images).toFixed(1), ''],
+      // Process CPU time (all threads) is steadier than wall time on a shared machine.
+      ['CPU ms per image', ((1000 * base.cpuSeconds) / base.images).toFixed(1), ((1000 * fin.cpuSeconds) / fin.images).toFixed(1), `${cpuRatio.toFixed(2)}x (baseline/finish)`],
       ['images', base.images, fin.images, ''],
       ['mean output (KB)', (base.bytes / base.images / 1024).toFixed(0), (fin.bytes / fin.images / 1024).toFixed(0), ''],
       ['peak RSS during phase (MB)', mb(base.peakRss), mb(fin.peakRss), ''],
     ]),
 );
 const peakRss = process.resourceUsage().maxRSS * 1024;
-console.log(`\nprocess peak RSS ${mb(peakRss)} MB; measured for ${measuredSeconds.toFixed(1)} s`);
+const [load1] = loadavg();
+console.log(`\nprocess peak RSS ${mb(peakRss)} MB; measured for ${measuredSeconds.toFixed(1)} s; load average ${load1.toFixed(1)} on ${availableParallelism()} CPUs`);
+// Other work on the machine skews wall-clock throughput, not CPU time.
+if (load1 > availableParallelism() * 1.5) console.log('WARNING: the machine was busy with other work; images/s figures are unreliable, compare CPU ms instead');
 console.log(
   ratio >= GOAL
     ? `OK: finishing runs at ${ratio.toFixed(2)}x the baseline throughput (goal ≥ ${GOAL}x)`
@@ -131,5 +142,7 @@ recordResult('export-finish', {
   baselineImagesPerSecond: rate(base),
   finishImagesPerSecond: rate(fin),
   ratio,
+  baselineCpuMsPerImage: (1000 * base.cpuSeconds) / base.images,
+  finishCpuMsPerImage: (1000 * fin.cpuSeconds) / fin.images,
   peakRssBytes: peakRss,
 });

@@ -15,6 +15,7 @@ import { Authenticator } from './modules/auth/auth.service.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { embedRoutes } from './modules/embed/embed.routes.js';
 import { exportRoutes } from './modules/export/export.routes.js';
 import { filesRoutes } from './modules/files/files.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
@@ -101,5 +102,6 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(exportRoutes(deps));
   await app.register(webhooksRoutes(deps));
   await app.register(filesRoutes(deps));
+  await app.register(embedRoutes(deps));
   return app;
 }

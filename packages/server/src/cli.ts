@@ -1,11 +1,9 @@
 import { parseArgs } from 'node:util';
-import { buildApp } from './app.js';
 import { loadConfig, type Config } from './config.js';
 import { closeDeps, createDeps, type Deps } from './deps.js';
 import { createLogger } from './logger.js';
 import { addMember, bootstrap, PLANS, type Plan } from './modules/orgs/orgs.service.js';
 import { organizationCount } from './modules/orgs/orgs.repo.js';
-import { registerJobHandlers } from './worker.js';
 import { openDatabase } from './platform/db/index.js';
 
 const USAGE = `Usage: plinth <command> [options]
@@ -74,8 +72,11 @@ async function serve(config: Readonly<Config>, withWorker: boolean) {
         `Try:  curl -H "Authorization: Bearer ${demo.secret_key}" ${config.publicUrl}/v1/projects\n\n`,
     );
   }
+  // Loaded here, not at the top: `plinth --help` and usage errors should not pay for the whole app.
+  const { buildApp } = await import('./app.js');
   const app = await buildApp(deps, { logRequests: true });
   if (withWorker) {
+    const { registerJobHandlers } = await import('./worker.js');
     registerJobHandlers(deps);
     await deps.jobs.start();
   }
@@ -90,6 +91,7 @@ async function serve(config: Readonly<Config>, withWorker: boolean) {
 async function worker(config: Readonly<Config>) {
   const logger = createLogger(config.logLevel);
   const deps = await createDeps(config, logger);
+  const { registerJobHandlers } = await import('./worker.js');
   registerJobHandlers(deps);
   await deps.jobs.start();
   logger.info({ jobs: deps.jobs.kind }, 'plinth worker is running');

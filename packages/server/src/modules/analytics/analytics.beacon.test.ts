@@ -118,13 +118,25 @@ describe('POST /v1/beacon', () => {
       ],
     });
     const db = t.deps.database.db;
-    const hourly = await db.selectFrom('usage_hourly').select(['bucket_start', 'count']).where('org_id', '=', org.org_id).orderBy('bucket_start').execute();
-    expect(hourly).toEqual([
-      { bucket_start: '2031-03-14T09:00:00.000Z', count: 2 },
-      { bucket_start: '2031-03-14T10:00:00.000Z', count: 1 },
+    const rollup = (table: 'usage_hourly' | 'usage_daily') =>
+      db
+        .selectFrom(table)
+        .select(['subject_id', 'bucket_start', 'view', 'ar_enter'])
+        .where('org_id', '=', org.org_id)
+        .orderBy('subject_id')
+        .orderBy('bucket_start')
+        .execute();
+    // Subject '' is the organization's total, which buckets and totals read.
+    expect(await rollup('usage_hourly')).toEqual([
+      { subject_id: '', bucket_start: '2031-03-14T09:00:00.000Z', view: 2, ar_enter: 0 },
+      { subject_id: '', bucket_start: '2031-03-14T10:00:00.000Z', view: 1, ar_enter: 0 },
+      { subject_id: 'p', bucket_start: '2031-03-14T09:00:00.000Z', view: 2, ar_enter: 0 },
+      { subject_id: 'p', bucket_start: '2031-03-14T10:00:00.000Z', view: 1, ar_enter: 0 },
     ]);
-    const daily = await db.selectFrom('usage_daily').select(['bucket_start', 'count']).where('org_id', '=', org.org_id).execute();
-    expect(daily).toEqual([{ bucket_start: '2031-03-14T00:00:00.000Z', count: 3 }]);
+    expect(await rollup('usage_daily')).toEqual([
+      { subject_id: '', bucket_start: '2031-03-14T00:00:00.000Z', view: 3, ar_enter: 0 },
+      { subject_id: 'p', bucket_start: '2031-03-14T00:00:00.000Z', view: 3, ar_enter: 0 },
+    ]);
   });
 });
 
@@ -139,11 +151,12 @@ describe('group commit against the real database', () => {
     expect(receipts.every((r) => r.accepted === 1)).toBe(true);
     expect(intake.stats).toEqual({ batches: 1, items: 30 });
     expect(await rawEvents(org.org_id)).toHaveLength(30);
-    const counts = await t.deps.database.db.selectFrom('usage_hourly').select(['subject_id', 'count']).where('org_id', '=', org.org_id).orderBy('subject_id').execute();
+    const counts = await t.deps.database.db.selectFrom('usage_hourly').select(['subject_id', 'view']).where('org_id', '=', org.org_id).orderBy('subject_id').execute();
     expect(counts).toEqual([
-      { subject_id: 'p0', count: 10 },
-      { subject_id: 'p1', count: 10 },
-      { subject_id: 'p2', count: 10 },
+      { subject_id: '', view: 30 },
+      { subject_id: 'p0', view: 10 },
+      { subject_id: 'p1', view: 10 },
+      { subject_id: 'p2', view: 10 },
     ]);
     await intake.close();
   });
@@ -157,8 +170,9 @@ describe('group commit against the real database', () => {
     expect(intake.stats).toEqual({ batches: 3, items: 1200 });
     const [{ n }] = await t.deps.database.db
       .selectFrom('usage_daily')
-      .select((eb) => eb.fn.sum<number>('count').as('n'))
+      .select((eb) => eb.fn.sum<number>('view').as('n'))
       .where('org_id', '=', org.org_id)
+      .where('subject_id', '=', 'p')
       .execute();
     expect(Number(n)).toBe(1200);
     await intake.close();

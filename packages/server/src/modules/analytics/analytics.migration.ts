@@ -1,13 +1,13 @@
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 
 type Dialect = 'sqlite' | 'postgres';
 
 /**
  * Raw beacon events plus two rollups kept in the same transaction, so GET /v1/usage reads only
- * rollups. Hourly rows answer hour granularity (at most 31 days); daily rows answer day
- * granularity and by_product, so a 30-day report reads about 24 times fewer rows.
+ * rollups. Daily rows answer day granularity and whole days of by_product, so a 30-day report
+ * reads about 24 times fewer rows than hourly ones would need.
  */
-export function analyticsMigration(_dialect: Dialect): Migration {
+export function analyticsMigration(dialect: Dialect): Migration {
   return {
     async up(db: Kysely<any>) {
       // No secondary index: usage never reads this table, and every index slows the hot write path.
@@ -26,22 +26,21 @@ export function analyticsMigration(_dialect: Dialect): Migration {
         .execute();
 
       for (const table of ['usage_hourly', 'usage_daily']) {
-        // The primary key leads with (org_id, bucket_start): the range scan of buckets and totals.
+        // One row per (org, subject, bucket, internal) with a count per event type. The key leads with
+        // the subject, so each read is one contiguous range: a product's buckets, the organization's
+        // totals (subject ''), or, driven from the products of an organization, the by_product sums.
         await db.schema
           .createTable(table)
           .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
-          .addColumn('bucket_start', 'text', (c) => c.notNull())
           .addColumn('subject_id', 'text', (c) => c.notNull())
-          .addColumn('type', 'text', (c) => c.notNull())
+          .addColumn('bucket_start', 'text', (c) => c.notNull())
           .addColumn('internal', 'integer', (c) => c.notNull())
-          .addColumn('count', 'integer', (c) => c.notNull())
-          .addPrimaryKeyConstraint(`${table}_pk`, ['org_id', 'bucket_start', 'subject_id', 'type', 'internal'])
-          .execute();
-        // One product's report (product_id=…) without touching the rest of the organization.
-        await db.schema
-          .createIndex(`${table}_subject`)
-          .on(table)
-          .columns(['org_id', 'subject_id', 'bucket_start'])
+          .addColumn('view', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('ar_enter', 'integer', (c) => c.notNull().defaultTo(0))
+          .addColumn('ar_session_ended', 'integer', (c) => c.notNull().defaultTo(0))
+          .addPrimaryKeyConstraint(`${table}_pk`, ['org_id', 'subject_id', 'bucket_start', 'internal'])
+          // SQLite: the rows live in the key's b-tree, so a range read never jumps to a rowid table.
+          .$call((b) => (dialect === 'sqlite' ? b.modifyEnd(sql`without rowid`) : b))
           .execute();
       }
     },

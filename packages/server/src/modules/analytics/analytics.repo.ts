@@ -1,6 +1,6 @@
-import { sql, type Insertable, type Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
 import type { DB, Executor } from '../../platform/db/index.js';
-import type { BeaconEvent, BeaconType, Granularity, ProductUsage, UsageFilter } from './analytics.types.js';
+import { BEACON_TYPES, type BeaconEvent, type Counts, type Granularity, type ProductUsage, type UsageFilter } from './analytics.types.js';
 
 type BeaconRow = Insertable<DB['beacon_events']>;
 type RollupRow = Insertable<DB['usage_hourly']>;
@@ -31,18 +31,31 @@ export function toBeaconRow(e: BeaconEvent): BeaconRow {
 
 const floorTo = (iso: string, unit: number) => new Date(Math.floor(Date.parse(iso) / unit) * unit).toISOString();
 
-/** Counts per rollup key, sorted, so concurrent writers lock rows in the same order (no deadlocks). */
+/** The rollup subject that counts every event of an organization, whatever product_id it names. */
+export const ORG_TOTAL = '';
+
+/**
+ * Counts per rollup key, sorted, so concurrent writers lock rows in the same order (no deadlocks).
+ * Each event counts twice: for its subject, and in the organization's total.
+ */
 function rollupRows(events: BeaconEvent[], unit: number): RollupRow[] {
-  const counts = new Map<string, RollupRow>();
+  const rows = new Map<string, RollupRow & Counts>();
+  const add = (e: BeaconEvent, subject: string, bucket: string) => {
+    const internal = e.internal ? 1 : 0;
+    const key = `${e.orgId}\u0000${subject}\u0000${bucket}\u0000${internal}`;
+    let row = rows.get(key);
+    if (!row) {
+      row = { org_id: e.orgId, subject_id: subject, bucket_start: bucket, internal, view: 0, ar_enter: 0, ar_session_ended: 0 };
+      rows.set(key, row);
+    }
+    row[e.type]++;
+  };
   for (const e of events) {
     const bucket = floorTo(e.occurredAt, unit);
-    const internal = e.internal ? 1 : 0;
-    const key = `${e.orgId}\u0000${bucket}\u0000${e.subjectId}\u0000${e.type}\u0000${internal}`;
-    const row = counts.get(key);
-    if (row) row.count++;
-    else counts.set(key, { org_id: e.orgId, bucket_start: bucket, subject_id: e.subjectId, type: e.type, internal, count: 1 });
+    add(e, e.subjectId, bucket);
+    add(e, ORG_TOTAL, bucket);
   }
-  return [...counts.keys()].sort().map((k) => counts.get(k)!);
+  return [...rows.keys()].sort().map((k) => rows.get(k)!);
 }
 
 async function upsertRollups(trx: Executor, table: RollupTable, rows: RollupRow[]) {
@@ -51,9 +64,11 @@ async function upsertRollups(trx: Executor, table: RollupTable, rows: RollupRow[
       .insertInto(table)
       .values(rows.slice(i, i + CHUNK))
       .onConflict((oc) =>
-        oc
-          .columns(['org_id', 'bucket_start', 'subject_id', 'type', 'internal'])
-          .doUpdateSet({ count: (eb) => eb(eb.ref(`${table}.count`), '+', eb.ref('excluded.count')) }),
+        oc.columns(['org_id', 'subject_id', 'bucket_start', 'internal']).doUpdateSet((eb) => ({
+          view: eb(eb.ref(`${table}.view`), '+', eb.ref('excluded.view')),
+          ar_enter: eb(eb.ref(`${table}.ar_enter`), '+', eb.ref('excluded.ar_enter')),
+          ar_session_ended: eb(eb.ref(`${table}.ar_session_ended`), '+', eb.ref('excluded.ar_session_ended')),
+        })),
       )
       .execute();
   }
@@ -83,62 +98,93 @@ export async function productOrg(db: Executor, productId: string, orgIds: readon
   return row?.org_id;
 }
 
-function rollupsIn(db: Executor, f: UsageFilter) {
-  const table = TABLE[f.granularity] as 'usage_hourly';
-  let q = db
-    .selectFrom(table)
-    .where('org_id', 'in', f.orgIds)
-    .where('bucket_start', '>=', f.start)
-    .where('bucket_start', '<', f.end);
-  if (f.subjectId !== undefined) q = q.where('subject_id', '=', f.subjectId);
-  if (f.types.length < 3) q = q.where('type', 'in', f.types);
-  if (!f.includeInternal) q = q.where('internal', '=', 0);
-  return q;
-}
-
-/** Counts per (bucket, type); buckets with nothing in them are simply absent. */
-export async function bucketCounts(db: Executor, f: UsageFilter): Promise<Array<{ bucketStart: string; type: BeaconType; count: number }>> {
-  if (!f.orgIds.length) return [];
-  const rows = await rollupsIn(db, f)
-    .select(['bucket_start', 'type', (eb) => eb.fn.sum<number | string>('count').as('count')])
-    .groupBy(['bucket_start', 'type'])
-    .execute();
-  return rows.map((r) => ({ bucketStart: r.bucket_start, type: r.type, count: Number(r.count) }));
-}
-
-const sumOf = (type: BeaconType) =>
-  sql<number | string>`sum(case when ${sql.ref('type')} = ${type} then ${sql.ref('count')} else 0 end)`;
+const toCounts = (r: { view: unknown; ar_enter: unknown; ar_session_ended: unknown }): Counts => ({
+  view: Number(r.view),
+  ar_enter: Number(r.ar_enter),
+  ar_session_ended: Number(r.ar_session_ended),
+});
 
 /**
- * The best products of the window, ranked by views, then AR entries, then id for a stable order.
- * The join keeps only subjects that are products of the organization the events were counted in:
- * unknown ids and another organization's product ids never appear.
+ * Counts per bucket of the window (of one product, or of the organizations' totals); buckets with
+ * nothing in them are simply absent.
  */
-export async function topProducts(db: Executor, f: UsageFilter, limit: number): Promise<ProductUsage[]> {
+export async function bucketCounts(db: Executor, f: UsageFilter): Promise<Array<{ bucketStart: string } & Counts>> {
   if (!f.orgIds.length) return [];
-  const perSubject = rollupsIn(db, f)
-    .select([
-      'org_id',
-      'subject_id',
-      sumOf('view').as('view'),
-      sumOf('ar_enter').as('ar_enter'),
-      sumOf('ar_session_ended').as('ar_session_ended'),
+  let q = db
+    .selectFrom(TABLE[f.granularity] as 'usage_daily')
+    .where('org_id', 'in', f.orgIds)
+    .where('subject_id', '=', f.subjectId ?? ORG_TOTAL)
+    .where('bucket_start', '>=', f.start)
+    .where('bucket_start', '<', f.end);
+  if (!f.includeInternal) q = q.where('internal', '=', 0);
+  const rows = await q
+    .select((eb) => [
+      'bucket_start',
+      eb.fn.sum<number | string>('view').as('view'),
+      eb.fn.sum<number | string>('ar_enter').as('ar_enter'),
+      eb.fn.sum<number | string>('ar_session_ended').as('ar_session_ended'),
     ])
-    .groupBy(['org_id', 'subject_id']);
-  const rows = await db
-    .selectFrom(perSubject.as('r'))
-    .innerJoin('products as p', (j) => j.onRef('p.id', '=', 'r.subject_id').onRef('p.org_id', '=', 'r.org_id'))
-    .select(['r.subject_id', 'p.title', 'r.view', 'r.ar_enter', 'r.ar_session_ended'])
-    .orderBy('r.view', 'desc')
-    .orderBy('r.ar_enter', 'desc')
-    .orderBy('r.subject_id', 'asc')
-    .limit(limit)
+    .groupBy('bucket_start')
     .execute();
-  return rows.map((r) => ({
-    productId: r.subject_id,
-    title: r.title,
-    view: Number(r.view),
-    ar_enter: Number(r.ar_enter),
-    ar_session_ended: Number(r.ar_session_ended),
-  }));
+  return rows.map((r) => ({ bucketStart: r.bucket_start, ...toCounts(r) }));
+}
+
+/**
+ * The window in the coarsest rows that cover it exactly: whole UTC days from the daily rollup, the
+ * hours before the first and after the last whole day from the hourly one.
+ */
+function coveringRanges(start: string, end: string): Array<{ table: RollupTable; start: string; end: string }> {
+  const s = Date.parse(start);
+  const e = Date.parse(end);
+  const firstDay = Math.ceil(s / DAY_MS) * DAY_MS;
+  const lastDay = Math.floor(e / DAY_MS) * DAY_MS;
+  if (firstDay >= lastDay) return [{ table: 'usage_hourly', start, end }];
+  const at = (ms: number) => new Date(ms).toISOString();
+  return [
+    { table: 'usage_hourly' as const, start, end: at(firstDay) },
+    { table: 'usage_daily' as const, start: at(firstDay), end: at(lastDay) },
+    { table: 'usage_hourly' as const, start: at(lastDay), end },
+  ].filter((r) => r.start < r.end);
+}
+
+/**
+ * Window counts of every product (with a product row in the organization the events were counted
+ * in) that has any: unknown ids and another organization's product ids never match. The loop is
+ * driven from the organization's products (CROSS JOIN fixes that order in SQLite), so each product
+ * costs one range read of its own rollup rows.
+ */
+export async function productCounts(db: Executor, f: UsageFilter): Promise<ProductUsage[]> {
+  if (!f.orgIds.length) return [];
+  const sums = new Map<string, ProductUsage>();
+  for (const range of coveringRanges(f.start, f.end)) {
+    let q = db
+      .selectFrom('products as p')
+      .crossJoin(`${range.table} as r` as 'usage_daily as r')
+      .whereRef('r.org_id', '=', 'p.org_id')
+      .whereRef('r.subject_id', '=', 'p.id')
+      .where('p.org_id', 'in', f.orgIds)
+      .where('r.bucket_start', '>=', range.start)
+      .where('r.bucket_start', '<', range.end);
+    if (f.subjectId !== undefined) q = q.where('p.id', '=', f.subjectId);
+    if (!f.includeInternal) q = q.where('r.internal', '=', 0);
+    const rows = await q
+      .select((eb) => [
+        'p.id',
+        'p.title',
+        eb.fn.sum<number | string>('r.view').as('view'),
+        eb.fn.sum<number | string>('r.ar_enter').as('ar_enter'),
+        eb.fn.sum<number | string>('r.ar_session_ended').as('ar_session_ended'),
+      ])
+      // By the primary key alone: the products index then yields the groups in order, with no sort
+      // (the title depends on the id, which both databases accept).
+      .groupBy('p.id')
+      .execute();
+    for (const r of rows) {
+      const c = toCounts(r);
+      const seen = sums.get(r.id);
+      if (!seen) sums.set(r.id, { productId: r.id, title: r.title, ...c });
+      else for (const k of BEACON_TYPES) seen[k] += c[k];
+    }
+  }
+  return [...sums.values()];
 }

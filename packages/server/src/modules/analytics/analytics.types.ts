@@ -28,7 +28,6 @@ export interface UsageFilter {
   start: string;
   end: string;
   granularity: Granularity;
-  types: BeaconType[];
   includeInternal: boolean;
   /** one product's report */
   subjectId?: string;

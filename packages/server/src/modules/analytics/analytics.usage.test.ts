@@ -9,6 +9,8 @@ import { seedProduct } from '../../test/products.js';
  * stream alone.
  */
 const NOW = Date.parse('2031-03-14T10:30:00.000Z');
+/** The server's clock: moved back for the older parts of the stream, then left at NOW. */
+let clock = NOW;
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
@@ -42,7 +44,7 @@ const titles = new Map<string, { org: string; title: string }>();
 const sent: Sent[] = [];
 
 beforeAll(async () => {
-  t = await createTestApp({}, { clock: { now: () => new Date(NOW) } });
+  t = await createTestApp({}, { clock: { now: () => new Date(clock) } });
   const email = `usage-${Date.now()}@example.test`;
   const a = await t.bootstrap({ email });
   const b = await t.bootstrap();
@@ -69,13 +71,13 @@ beforeAll(async () => {
   // Skewed popularity, so the ranking (and its 20-row cut) means something; ties still happen.
   const subjectA = () => (rand() < 0.1 ? pick(['scan_1', 'scan_2', 'scan_3', productB]) : productsA[Math.floor(rand() ** 2 * productsA.length)]);
   const type = (): Type => (rand() < 0.65 ? 'view' : rand() < 0.7 ? 'ar_enter' : 'ar_session_ended');
-  const occurred = () => {
-    if (rand() < 0.1) return { wire: undefined, at: NOW };
+  const occurred = (received: number) => {
+    if (rand() < 0.1) return { wire: undefined, at: received };
     let offset = Math.round(-27 * HOUR + rand() * (27 * HOUR + 15 * MIN));
     // Well clear of the two edges, where a millisecond decides: that is the service's unit test.
     if (Math.abs(offset + DAY) < 1000 || Math.abs(offset - 5 * MIN) < 1000) offset += 5000;
     const clamped = offset < -DAY || offset > 5 * MIN;
-    return { wire: new Date(NOW + offset).toISOString(), at: clamped ? NOW : NOW + offset };
+    return { wire: new Date(received + offset).toISOString(), at: clamped ? received : received + offset };
   };
 
   type Sender = { headers: Record<string, string>; org: string; internal: boolean; orgIdInBody?: string; subject: () => string };
@@ -88,25 +90,34 @@ beforeAll(async () => {
     { headers: bearer(C.sk), org: C.org, internal: true, subject: () => pick([productC, 'scan_9']) },
   ];
 
-  const requests: Array<() => Promise<void>> = [];
-  for (let r = 0; r < 60; r++) {
+  // Three receive times, so the stream spans about three days: hour reports then read whole days
+  // from the daily rollup and the hours at either end from the hourly one.
+  const phases = [NOW - 2 * DAY - 5 * HOUR, NOW - DAY + 3 * HOUR, NOW];
+  const requests: Array<{ received: number; send: () => Promise<void> }> = [];
+  for (let r = 0; r < 72; r++) {
+    const received = phases[Math.floor(r / 24)];
     const s = pick(senders);
     const n = 1 + Math.floor(rand() * 60);
-    const events = [];
+    const events: Array<Record<string, string>> = [];
     for (let i = 0; i < n; i++) {
-      const when = occurred();
+      const when = occurred(received);
       const e = { type: type(), product_id: s.subject() };
       events.push(when.wire ? { ...e, occurred_at: when.wire } : e);
       sent.push({ org: s.org, subject: e.product_id, type: e.type, internal: s.internal, at: when.at });
     }
-    requests.push(async () => {
+    requests.push({ received, send: async () => {
       const res = await t.app.inject({ method: 'POST', url: '/v1/beacon', headers: s.headers, payload: { events, ...(s.orgIdInBody && { org_id: s.orgIdInBody }) } });
       expect(res.statusCode, res.body).toBe(202);
       expect(res.json().accepted).toBe(n);
-    });
+    } });
   }
   // Several at once, so group commit puts different callers in one transaction.
-  for (let i = 0; i < requests.length; i += 8) await Promise.all(requests.slice(i, i + 8).map((f) => f()));
+  for (let i = 0; i < requests.length; i += 8) {
+    const group = requests.slice(i, i + 8);
+    clock = group[0].received;
+    await Promise.all(group.map((r) => r.send()));
+  }
+  clock = NOW;
   expect(sent.length).toBeGreaterThan(1000);
 }, 60_000);
 afterAll(async () => t?.close());
@@ -181,10 +192,22 @@ describe('GET /v1/usage counts exactly what was sent', () => {
       });
 
       it('hour buckets over the whole stream', async () => {
-        const start = NOW - 30 * HOUR;
+        const start = NOW - 80 * HOUR;
         const body = await usage(`granularity=hour&start=${at(start)}&end=${at(NOW)}&group_by=product${flag}`);
         expect(body).toEqual(reference({ orgs: [A.org], start, end: NOW, unit: HOUR, internal, byProduct: true }));
-        expect(body.buckets).toHaveLength(31);
+        expect(body.buckets).toHaveLength(81);
+      });
+
+      it('hour buckets whose first and last hours are outside whole days', async () => {
+        // 21:00 on the 11th to 02:00 on the 14th: 3 hours, two whole days, 2 hours.
+        const start = Date.parse('2031-03-11T21:40:00Z');
+        const end = Date.parse('2031-03-14T01:10:00Z');
+        const body = await usage(`granularity=hour&start=${at(start)}&end=${at(end)}&group_by=product${flag}`);
+        const ref = reference({ orgs: [A.org], start, end, unit: HOUR, internal, byProduct: true });
+        expect(body).toEqual(ref);
+        const head = ref.buckets.slice(0, 3).reduce((n, b) => n + b.view, 0);
+        const tail = ref.buckets.slice(-2).reduce((n, b) => n + b.view, 0);
+        expect(head * tail).toBeGreaterThan(0);
       });
 
       it('a window that leaves events out, widened to whole hours', async () => {

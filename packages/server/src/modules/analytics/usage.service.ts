@@ -2,8 +2,17 @@ import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { readOrgs } from '../../http/reach.js';
 import type { Principal } from '../auth/principal.js';
-import { bucketCounts, productOrg, topProducts } from './analytics.repo.js';
-import { BEACON_TYPES, zeroCounts, type BeaconType, type Granularity, type UsageFilter, type UsageReport } from './analytics.types.js';
+import { bucketCounts, productCounts, productOrg } from './analytics.repo.js';
+import {
+  BEACON_TYPES,
+  zeroCounts,
+  type BeaconType,
+  type Counts,
+  type Granularity,
+  type ProductUsage,
+  type UsageFilter,
+  type UsageReport,
+} from './analytics.types.js';
 
 export const DEFAULT_WINDOW_DAYS = 30;
 export const MAX_WINDOW_DAYS = 366;
@@ -62,6 +71,14 @@ async function orgsFor(deps: Deps, principal: Principal, q: UsageQuery): Promise
   return [orgId];
 }
 
+/** By views, then AR entries, then id: a stable order, computed here so both databases agree on it. */
+function rank(products: ProductUsage[]): ProductUsage[] {
+  return products
+    .filter((p) => p.view + p.ar_enter + p.ar_session_ended > 0)
+    .sort((a, b) => b.view - a.view || b.ar_enter - a.ar_enter || (a.productId < b.productId ? -1 : a.productId > b.productId ? 1 : 0))
+    .slice(0, BY_PRODUCT_LIMIT);
+}
+
 export async function usageReport(deps: Deps, principal: Principal, q: UsageQuery): Promise<UsageReport> {
   const window = usageWindow(q, deps.clock.now());
   const filter: UsageFilter = {
@@ -69,29 +86,36 @@ export async function usageReport(deps: Deps, principal: Principal, q: UsageQuer
     start: new Date(window.startMs).toISOString(),
     end: new Date(window.endMs).toISOString(),
     granularity: window.granularity,
-    types: q.event_type?.length ? [...new Set(q.event_type)] : [...BEACON_TYPES],
     includeInternal: q.include_internal === true,
     subjectId: q.product_id,
   };
   const db = deps.database.db;
-  const [counts, byProduct] = await Promise.all([
+  const [counts, products] = await Promise.all([
     bucketCounts(db, filter),
-    q.group_by === 'product' ? topProducts(db, filter, BY_PRODUCT_LIMIT) : undefined,
+    q.group_by === 'product' ? productCounts(db, filter) : undefined,
   ]);
+  // event_type leaves the other types at zero, in buckets, totals and the ranking alike.
+  const types = new Set<BeaconType>(q.event_type?.length ? q.event_type : BEACON_TYPES);
+  const only = <T extends Counts>(c: T): T => {
+    for (const t of BEACON_TYPES) if (!types.has(t)) c[t] = 0;
+    return c;
+  };
 
   // Every bucket of the window is listed, the empty ones too, so charts need no gap-filling.
-  const buckets = new Map<string, { start: string } & ReturnType<typeof zeroCounts>>();
+  const buckets = new Map<string, { start: string } & Counts>();
   for (let t = window.startMs; t < window.endMs; t += window.unit) {
     const start = new Date(t).toISOString();
     buckets.set(start, { start, ...zeroCounts() });
   }
   const totals = zeroCounts();
-  for (const c of counts) {
-    const bucket = buckets.get(c.bucketStart);
+  for (const row of counts) {
+    const bucket = buckets.get(row.bucketStart);
     // Rollup keys are written by the same toISOString() as above, so every row finds its bucket.
     if (!bucket) continue;
-    bucket[c.type] += c.count;
-    totals[c.type] += c.count;
+    for (const t of types) {
+      bucket[t] += row[t];
+      totals[t] += row[t];
+    }
   }
   return {
     start: filter.start,
@@ -99,6 +123,6 @@ export async function usageReport(deps: Deps, principal: Principal, q: UsageQuer
     granularity: filter.granularity,
     buckets: [...buckets.values()],
     totals,
-    ...(byProduct && { byProduct }),
+    ...(products && { byProduct: rank(products.map(only)) }),
   };
 }

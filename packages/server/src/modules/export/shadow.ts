@@ -4,12 +4,16 @@ import { baseSpan, type AlphaPlane, type Box } from './mask-bounds.js';
 export type ShadowStyle = 'none' | 'soft' | 'hard' | 'contact';
 
 /**
- * The shadow is rendered at 1/SHADOW_SCALE of the canvas side and enlarged
+ * The shadow is rendered at a fraction of the canvas resolution and enlarged
  * while painting the canvas: a blurred shadow has no detail to lose, and
  * blurring a 2048² plane with a ~60 px sigma would cost more than the rest of
- * the finishing put together.
+ * the finishing put together. The reduction follows the blur, keeping about
+ * SAMPLES_PER_SIGMA low-resolution samples per sigma so that the bilinear
+ * enlargement stays smooth, and never goes beyond 1/MAX_SCALE so the contact
+ * ellipse keeps its shape.
  */
-export const SHADOW_SCALE = 4;
+const SAMPLES_PER_SIGMA = 3;
+const MAX_SCALE = 8;
 
 /** Shadow coverage (0..255 before `opacity`) over the whole canvas, at low resolution. */
 export interface ShadowMap {
@@ -58,25 +62,24 @@ const CONTACT = {
 const MIN_SIGMA = 0.3;
 
 export async function renderShadow(input: ShadowInput): Promise<ShadowMap> {
-  const side = Math.ceil(input.size / SHADOW_SCALE);
-  const f = side / input.size;
   const longSide = Math.max(input.placement.width, input.placement.height);
+  const sigma = (input.shadow === 'contact' ? CONTACT.sigma : DROP_SHADOWS[input.shadow].sigma) * longSide;
+  const scale = Math.min(MAX_SCALE, Math.max(1, Math.round(sigma / SAMPLES_PER_SIGMA)));
+  const side = Math.max(2, Math.ceil(input.size / scale));
+  const f = side / input.size;
 
   let plane: Buffer;
-  let sigma: number;
   let opacity: number;
   if (input.shadow === 'contact') {
     plane = drawContactEllipse(side, f, longSide, input.placement, input.silhouette);
-    sigma = CONTACT.sigma * longSide * f;
     opacity = CONTACT.opacity;
   } else {
     const spec = DROP_SHADOWS[input.shadow];
     plane = await placeSilhouette(side, f, longSide, input.placement, input.silhouette, spec);
-    sigma = spec.sigma * longSide * f;
     opacity = spec.opacity;
   }
   const coverage = await sharp(plane, { raw: { width: side, height: side, channels: 1 } })
-    .blur(Math.max(MIN_SIGMA, sigma))
+    .blur(Math.max(MIN_SIGMA, sigma * f))
     // Without this sharp widens single-band output to sRGB.
     .toColourspace('b-w')
     .raw()

@@ -15,6 +15,7 @@ import { writePartsGlb } from './glb-writer.js';
 import { textureHull } from './hull-texture.js';
 import { marchingCubes } from './marching-cubes.js';
 import { simplifyToBudget } from './mesh-simplify.js';
+import { refineElevatedScales } from './elevation-refine.js';
 import { directionSpreadDeg, prepareViews, type PreparedView } from './prepared-view.js';
 import { buildReliefCard } from './relief-card.js';
 import { calibrateTurntable, hullBounds } from './turntable-camera.js';
@@ -62,12 +63,19 @@ async function generateHull(
 ): Promise<GenerateResult> {
   // Carved at the real height when known; otherwise at 1 m and scaled at the end.
   const carveHeight = hints.heightMetres ?? 1;
-  const cams = calibrateTurntable(views, carveHeight);
-  const bounds = hullBounds(views, cams);
+  // The calibration stands the product on y = 0 with its top at carveHeight.
+  const clipY: [number, number] = [0, carveHeight];
+  let cams = calibrateTurntable(views, carveHeight);
+  if (views.some((v) => v.elevationDeg !== 0)) {
+    await progress(5, 'calibrating');
+    cams = await refineElevatedScales(views, cams, clipY, () => progress(5, 'calibrating'));
+  }
+  const bounds = hullBounds(views, cams, clipY);
   if (!bounds) throw new GenerationFailed('inconsistent_views', 'The views do not bound the product from enough directions');
 
   await progress(10, 'carving');
   const grid = await carveVisualHull(views, cams, bounds, {
+    clipY,
     // Yielding between slabs keeps a server sharing this thread responsive.
     onSlab: async (done, total) => {
       if (done % 8 === 0) {

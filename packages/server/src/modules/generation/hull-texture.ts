@@ -23,7 +23,9 @@ const GUTTER = 2;
 /** Photo context kept around the product box, as a share of its longer side. */
 const CROP_PAD = 0.03;
 /** Pixels of product colour grown over the backdrop inside each tile. */
-const BLEED_PASSES = 8;
+const BLEED_PASSES = 16;
+/** Weight of the triangle's side of the axis when choosing its view; see textureHull. */
+const RADIAL_PULL = 0.2;
 const JPEG_QUALITY = 88;
 
 interface Tile {
@@ -50,13 +52,20 @@ export async function textureHull(
   const faceNormals = new Float64Array(triangleCount * 3);
   const chart = new Int32Array(triangleCount);
   for (let t = 0; t < triangleCount; t++) {
-    const [nx, ny, nz] = faceNormal(positions, indices[t * 3], indices[t * 3 + 1], indices[t * 3 + 2]);
+    const [a, b, c] = [indices[t * 3], indices[t * 3 + 1], indices[t * 3 + 2]];
+    const [nx, ny, nz] = faceNormal(positions, a, b, c);
     faceNormals.set([nx, ny, nz], t * 3);
+    // Tops and bottoms face no level camera, and their noisy normals would pick views
+    // at random: a speckled lid. A small pull towards the camera on the triangle's own
+    // side of the axis makes such faces take the nearest side's colour instead.
+    const rx = positions[a * 3] + positions[b * 3] + positions[c * 3];
+    const rz = positions[a * 3 + 2] + positions[b * 3 + 2] + positions[c * 3 + 2];
+    const radial = Math.hypot(rx, rz) || 1;
     let best = 0;
     let bestScore = -Infinity;
     for (let k = 0; k < viewCount; k++) {
       const d = cams[k].toCamera;
-      const score = nx * d[0] + ny * d[1] + nz * d[2];
+      const score = nx * d[0] + ny * d[1] + nz * d[2] + (RADIAL_PULL * (rx * d[0] + rz * d[2])) / radial;
       if (score > bestScore) {
         bestScore = score;
         best = k;
@@ -204,6 +213,8 @@ async function composeAtlas(tiles: readonly Tile[], views: readonly PreparedView
         sharp(view.mask, { raw: { width: view.maskWidth, height: view.maskHeight, channels: 1 } })
           .extract(maskCrop(view, tile.crop))
           .resize(tile.width, tile.height, { fit: 'fill' })
+          // Single-channel raw input comes back as sRGB unless told otherwise.
+          .toColourspace('b-w')
           .raw()
           .toBuffer(),
       ]);

@@ -94,12 +94,13 @@ async function cutTile(view: PreparedView, width: number, height: number, opaque
         height: Math.max(1, Math.min(view.maskHeight - maskTop, Math.round(crop.height * view.maskScaleY))),
       })
       .resize(width, height, { fit: 'fill' })
+      .toColourspace('b-w')
       .raw()
       .toBuffer(),
   ]);
   const meanLinear = meanColour(rgb, alpha);
   if (opaque) return { pixels: rgb, meanLinear };
-  // Colour under transparent texels still bleeds in through filtering: make it product colour.
+  // The rim and the texels under transparency reach the screen through filtering: give them product colour.
   bleedColours(rgb, alpha, width, height, BLEED_PASSES);
   const rgba = Buffer.alloc(width * height * 4);
   for (let i = 0; i < width * height; i++) {

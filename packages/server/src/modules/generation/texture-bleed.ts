@@ -1,9 +1,15 @@
 /**
+ * Only texels this solidly inside the mask keep their own colour: the soft rim of a
+ * cut-out mixes in backdrop, and a surface seen edge-on samples exactly that rim.
+ */
+export const SOLID_COVERAGE = 250;
+
+/**
  * Grows the product's colours a few pixels out over the background, in place.
  * Texture filtering and mipmaps blend texels across a chart's edge; without this the
  * studio backdrop would show as a pale fringe along seams and cut-out outlines.
  */
-export function bleedColours(rgb: Uint8Array, coverage: Uint8Array, width: number, height: number, passes: number, threshold = 128): void {
+export function bleedColours(rgb: Uint8Array, coverage: Uint8Array, width: number, height: number, passes: number, threshold = SOLID_COVERAGE): void {
   const known = new Uint8Array(width * height);
   for (let i = 0; i < known.length; i++) known[i] = coverage[i] >= threshold ? 1 : 0;
   const frontier: number[] = [];

@@ -8,13 +8,17 @@ import type { GeneratorView } from './generator.js';
 
 export type Shape =
   | { kind: 'box'; width: number; height: number; depth: number }
-  | { kind: 'cylinder'; radius: number; height: number };
+  | { kind: 'cylinder'; radius: number; height: number }
+  /** Resting on the floor; `height` must be twice the radius. */
+  | { kind: 'sphere'; radius: number; height: number };
 
 export interface RenderOptions {
   views: number;
   /** Square image side in pixels. */
   size: number;
   pixelsPerMetre: number;
+  /** Camera height angle, same for every view; default 0 (level). */
+  elevationDeg?: number;
   /** Encode photos as PNG instead of JPEG. */
   png?: boolean;
 }
@@ -60,19 +64,43 @@ function intersect(shape: Shape, o: V3, dir: V3): Hit | null {
     normal[axis] = dir[axis] > 0 ? -1 : 1;
     return { normal, point: [o[0] + tNear * dir[0], o[1] + tNear * dir[1], o[2] + tNear * dir[2]] };
   }
-  // Vertical cylinder on the floor; the renders are level, so only the side is ever hit.
+  if (shape.kind === 'sphere') {
+    const oc: V3 = [o[0], o[1] - shape.radius, o[2]];
+    const b = oc[0] * dir[0] + oc[1] * dir[1] + oc[2] * dir[2];
+    const disc = b * b - (oc[0] ** 2 + oc[1] ** 2 + oc[2] ** 2 - shape.radius ** 2);
+    if (disc < 0) return null;
+    const t = -b - Math.sqrt(disc);
+    const point: V3 = [o[0] + t * dir[0], o[1] + t * dir[1], o[2] + t * dir[2]];
+    return { normal: [point[0] / shape.radius, (point[1] - shape.radius) / shape.radius, point[2] / shape.radius], point };
+  }
+  // Vertical cylinder on the floor: the nearest of its side and its two caps.
+  let best: Hit | null = null;
+  let bestT = Infinity;
   const a = dir[0] * dir[0] + dir[2] * dir[2];
   const b = 2 * (o[0] * dir[0] + o[2] * dir[2]);
   const c = o[0] * o[0] + o[2] * o[2] - shape.radius * shape.radius;
   const disc = b * b - 4 * a * c;
-  if (a < 1e-12 || disc < 0) return null;
-  const t = (-b - Math.sqrt(disc)) / (2 * a);
-  const point: V3 = [o[0] + t * dir[0], o[1] + t * dir[1], o[2] + t * dir[2]];
-  if (point[1] < 0 || point[1] > shape.height) return null;
-  return { normal: [point[0] / shape.radius, 0, point[2] / shape.radius], point };
+  if (a > 1e-12 && disc >= 0) {
+    const t = (-b - Math.sqrt(disc)) / (2 * a);
+    const point: V3 = [o[0] + t * dir[0], o[1] + t * dir[1], o[2] + t * dir[2]];
+    if (t > 0 && point[1] >= 0 && point[1] <= shape.height) {
+      best = { normal: [point[0] / shape.radius, 0, point[2] / shape.radius], point };
+      bestT = t;
+    }
+  }
+  for (const [y, ny] of [[shape.height, 1], [0, -1]]) {
+    if (Math.abs(dir[1]) < 1e-12) continue;
+    const t = (y - o[1]) / dir[1];
+    const point: V3 = [o[0] + t * dir[0], y, o[2] + t * dir[2]];
+    if (t > 0 && t < bestT && point[0] ** 2 + point[2] ** 2 <= shape.radius ** 2) {
+      best = { normal: [0, ny, 0], point };
+      bestT = t;
+    }
+  }
+  return best;
 }
 
-/** Renders `views` level photos at equal azimuth steps (view i at 360·i/views degrees). */
+/** Renders `views` photos at equal azimuth steps (view i at 360·i/views degrees). */
 export async function renderTurntable(shape: Shape, opts: RenderOptions): Promise<GeneratorView[]> {
   const out: GeneratorView[] = [];
   for (let i = 0; i < opts.views; i++) out.push(await renderView(shape, (360 * i) / opts.views, opts));
@@ -82,16 +110,19 @@ export async function renderTurntable(shape: Shape, opts: RenderOptions): Promis
 export async function renderView(shape: Shape, azimuthDeg: number, opts: RenderOptions): Promise<GeneratorView> {
   const { size, pixelsPerMetre: ppm } = opts;
   const th = (azimuthDeg * Math.PI) / 180;
-  const toCamera: V3 = [Math.sin(th), 0, Math.cos(th)];
+  const ph = ((opts.elevationDeg ?? 0) * Math.PI) / 180;
+  const toCamera: V3 = [Math.sin(th) * Math.cos(ph), Math.sin(ph), Math.cos(th) * Math.cos(ph)];
   const right: V3 = [Math.cos(th), 0, -Math.sin(th)];
-  const dir: V3 = [-toCamera[0], 0, -toCamera[2]];
+  const up: V3 = [-Math.sin(th) * Math.sin(ph), Math.cos(ph), -Math.cos(th) * Math.sin(ph)];
+  const dir: V3 = [-toCamera[0], -toCamera[1], -toCamera[2]];
   const midY = shape.height / 2;
   const rgb = new Uint8Array(size * size * 3).fill(BACKDROP);
   const mask = new Uint8Array(size * size);
   const cast = (px: number, py: number) => {
+    // The image centre looks at the product's mid-height point on the axis.
     const xr = (px - size / 2) / ppm;
-    const y = midY + (size / 2 - py) / ppm;
-    const o: V3 = [xr * right[0] + 2 * toCamera[0], y, xr * right[2] + 2 * toCamera[2]];
+    const yu = (size / 2 - py) / ppm;
+    const o: V3 = [0, 1, 2].map((i) => xr * right[i] + yu * up[i] + 2 * toCamera[i] + (i === 1 ? midY : 0)) as V3;
     return intersect(shape, o, dir);
   };
   for (let py = 0; py < size; py++) {
@@ -111,7 +142,7 @@ export async function renderView(shape: Shape, azimuthDeg: number, opts: RenderO
   const photo = sharp(rgb, { raw: { width: size, height: size, channels: 3 } });
   return {
     image: await (opts.png ? photo.png() : photo.jpeg({ quality: 92 })).toBuffer(),
-    mask: await sharp(mask, { raw: { width: size, height: size, channels: 1 } }).png().toBuffer(),
+    mask: await sharp(mask, { raw: { width: size, height: size, channels: 1 } }).toColourspace('b-w').png().toBuffer(),
   };
 }
 
@@ -144,6 +175,6 @@ export async function renderFlat(
   }
   return {
     image: await sharp(rgb, { raw: { width: W, height: H, channels: 3 } }).jpeg({ quality: 92 }).toBuffer(),
-    mask: await sharp(mask, { raw: { width: W, height: H, channels: 1 } }).png().toBuffer(),
+    mask: await sharp(mask, { raw: { width: W, height: H, channels: 1 } }).toColourspace('b-w').png().toBuffer(),
   };
 }

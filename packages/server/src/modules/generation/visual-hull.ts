@@ -36,6 +36,12 @@ function samplerFor(view: PreparedView, cam: ViewCamera): ViewSampler {
 
 export interface CarveOptions {
   resolution?: number;
+  /**
+   * Heights (metres) the product is known to lie between: the turntable's floor and
+   * its real height. Level views give both anyway; views from above cannot see the
+   * underside or tell a flat lid from a low roof, and the hull would grow both.
+   */
+  clipY?: [number, number];
   /** Called between slabs of the grid so a long carve can yield to the event loop. */
   onSlab?: (done: number, total: number) => Promise<void> | void;
 }
@@ -64,6 +70,7 @@ export async function carveVisualHull(
   // The field changes by at most one step between neighbours, so beyond a couple of
   // steps outside the exact value no longer matters and the other views can be skipped.
   const farOutside = -2 * step;
+  const [floor, ceiling] = opts.clipY ?? [-Infinity, Infinity];
 
   for (let z = 0; z < nz; z++) {
     const pz = origin[2] + z * step;
@@ -72,7 +79,7 @@ export async function carveVisualHull(
       const row = (z * ny + y) * nx;
       for (let x = 0; x < nx; x++) {
         const px = origin[0] + x * step;
-        let value = Infinity;
+        let value = Math.min(py - floor, ceiling - py);
         for (let k = 0; k < samplers.length && value > farOutside; k++) {
           const sm = samplers[k];
           const gx = sm.gx[0] * px + sm.gx[1] * py + sm.gx[2] * pz + sm.gx[3];

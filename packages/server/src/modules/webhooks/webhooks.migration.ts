@@ -46,8 +46,9 @@ export function webhooksMigration(dialect: Dialect): Migration {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .addColumn('updated_at', 'text', (c) => c.notNull())
         .execute();
-      // One delivery per endpoint and event: a re-scanned event is never fanned out twice.
-      await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').columns(['endpoint_id', 'event_id']).unique().execute();
+      // One delivery per endpoint and event: a re-scanned event is never fanned out twice. Event first,
+      // since the dispatcher looks deliveries up by the events it is reading.
+      await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').columns(['event_id', 'endpoint_id']).unique().execute();
       // The head of an endpoint's queue for one product: ordering checks and releases.
       await db.schema
         .createIndex('webhook_deliveries_order')

@@ -191,14 +191,15 @@ export interface BeaconEventsTable {
   clamped: number;
 }
 
-/** Event counts per (org, bucket, subject, type, internal); usage_hourly and usage_daily share it. */
+/** Event counts per (org, subject, bucket, internal); subject '' holds the organization's totals. */
 export interface UsageRollupTable {
   org_id: string;
-  bucket_start: string;
   subject_id: string;
-  type: 'view' | 'ar_enter' | 'ar_session_ended';
+  bucket_start: string;
   internal: number;
-  count: number;
+  view: number;
+  ar_enter: number;
+  ar_session_ended: number;
 }
 
 export interface ExportsTable {

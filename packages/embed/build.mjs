@@ -1,0 +1,61 @@
+// Builds dist/embed.js: one ES module with model-viewer and three.js inside, so a shop adds a single
+// <script type="module">. Then measures the embed's own code alone (those libraries left external),
+// since that is the part this package controls and keeps small.
+import { build } from 'esbuild';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const outfile = join(here, 'dist', 'embed.js');
+const OWN_CODE_BUDGET_GZIP = 10 * 1024;
+
+const common = {
+  absWorkingDir: here,
+  entryPoints: ['src/index.ts'],
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  // Browsers with WebGL 2 and custom elements, which model-viewer needs anyway.
+  target: ['es2020', 'chrome90', 'firefox90', 'safari15'],
+  minify: true,
+  logLevel: 'warning',
+  define: { 'process.env.NODE_ENV': '"production"' },
+};
+
+const full = await build({ ...common, write: false, metafile: true, legalComments: 'eof' });
+const bundle = full.outputFiles[0].contents;
+mkdirSync(dirname(outfile), { recursive: true });
+writeFileSync(outfile, bundle);
+
+const own = await build({
+  ...common,
+  write: false,
+  legalComments: 'none',
+  external: ['@google/model-viewer', 'three', 'three/*', 'lit', 'lit/*', '@lit/*', '@monogrid/*'],
+});
+const ownCode = own.outputFiles[0].contents;
+
+const kb = (n) => `${(n / 1024).toFixed(1)} kB`;
+const sizes = (bytes) => `${kb(bytes.length).padStart(9)} raw, ${kb(gzipSync(bytes, { level: 9 }).length).padStart(8)} gzipped`;
+const ownGzip = gzipSync(ownCode, { level: 9 }).length;
+
+// The largest inputs, so a jump in size points at its cause.
+const inputs = Object.entries(full.metafile.outputs[Object.keys(full.metafile.outputs)[0]].inputs)
+  .map(([path, info]) => [path.replace(/^.*node_modules\//, ''), info.bytesInOutput])
+  .reduce((acc, [path, bytes]) => {
+    const pkg = path.startsWith('src/') ? 'embed (src/)' : path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/');
+    acc.set(pkg, (acc.get(pkg) ?? 0) + bytes);
+    return acc;
+  }, new Map());
+
+console.log(`embed: dist/embed.js (model-viewer + three bundled)  ${sizes(bundle)}`);
+console.log(`embed: own code (model-viewer/three external)         ${sizes(ownCode)}  budget ${kb(OWN_CODE_BUDGET_GZIP)} gzipped: ${ownGzip <= OWN_CODE_BUDGET_GZIP ? 'ok' : 'OVER'}`);
+for (const [pkg, bytes] of [...inputs].sort((a, b) => b[1] - a[1]).slice(0, 6)) {
+  console.log(`         ${pkg.padEnd(28)} ${kb(bytes).padStart(9)} minified`);
+}
+writeFileSync(
+  join(here, 'dist', 'sizes.json'),
+  JSON.stringify({ bundle: bundle.length, bundle_gzip: gzipSync(bundle, { level: 9 }).length, own: ownCode.length, own_gzip: ownGzip }, null, 2) + '\n',
+);

@@ -1,0 +1,130 @@
+/** Viewer settings as the product's model record names them; the projection may carry them later. */
+export interface ViewerSettings {
+  exposure?: number;
+  shadow_intensity?: number;
+  camera_orbit?: string;
+  environment?: string;
+}
+
+/**
+ * The public projection (exactly id, title, model_url, thumbnail_url, model_status today). usdz_url
+ * and settings are read when present, top level or under `model`, so a richer projection works
+ * without a new embed.
+ */
+export interface PublicProduct {
+  id: string;
+  title: string | null;
+  model_url: string | null;
+  thumbnail_url: string | null;
+  model_status: string;
+  usdz_url?: string | null;
+  settings?: ViewerSettings | null;
+  model?: { usdz_url?: string | null; settings?: ViewerSettings | null } | null;
+}
+
+export type FailureReason = 'origin' | 'not_found' | 'unauthorized' | 'rate_limited' | 'network' | 'server' | 'config';
+
+export type LoadResult =
+  | { ok: true; product: PublicProduct }
+  | { ok: false; reason: FailureReason; status: number | null; message: string };
+
+export const usdzUrl = (p: PublicProduct) => p.usdz_url ?? p.model?.usdz_url ?? null;
+export const viewerSettings = (p: PublicProduct): ViewerSettings => p.settings ?? p.model?.settings ?? {};
+
+const RETRY_DELAY_MS = 1_200;
+const MAX_RETRY_AFTER_MS = 10_000;
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+/**
+ * A browser hides why a cross-origin request failed: a refused origin (no CORS headers on the
+ * preflight or on the 403) looks exactly like a dropped connection. A no-cors request needs no
+ * CORS headers, so if it gets through, the API is reachable and the origin is what was refused.
+ */
+async function apiReachable(apiBase: string, signal: AbortSignal): Promise<boolean> {
+  try {
+    await fetch(`${apiBase}/embed.js`, { method: 'HEAD', mode: 'no-cors', cache: 'no-store', credentials: 'omit', signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function errorReason(res: Response): Promise<string | null> {
+  try {
+    const body = (await res.json()) as { error?: { details?: { reason?: string } } };
+    return body.error?.details?.reason ?? null;
+  } catch {
+    return null;
+  }
+}
+
+async function attempt(apiBase: string, productId: string, key: string, signal: AbortSignal): Promise<LoadResult & { retryAfterMs?: number }> {
+  let res: Response;
+  try {
+    res = await fetch(`${apiBase}/v1/products/${encodeURIComponent(productId)}`, {
+      headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' },
+      credentials: 'omit',
+      signal,
+    });
+  } catch {
+    if (signal.aborted) return { ok: false, reason: 'network', status: null, message: 'aborted' };
+    if (await apiReachable(apiBase, signal)) {
+      return {
+        ok: false,
+        reason: 'origin',
+        status: null,
+        message: `The API at ${apiBase} refused this page's origin (${location.origin}); add it to the project's allowed_domains.`,
+      };
+    }
+    return { ok: false, reason: 'network', status: null, message: `The API at ${apiBase} could not be reached.` };
+  }
+  if (res.ok) {
+    const product = (await res.json().catch(() => null)) as PublicProduct | null;
+    if (!product || typeof product.id !== 'string') return { ok: false, reason: 'server', status: res.status, message: 'The API sent an unreadable product.' };
+    return { ok: true, product };
+  }
+  const status = res.status;
+  if (status === 404) return { ok: false, reason: 'not_found', status, message: `Product ${productId} is not published, has no ready model, or does not exist.` };
+  if (status === 401) return { ok: false, reason: 'unauthorized', status, message: 'The publishable key is invalid or revoked.' };
+  if (status === 403) {
+    const why = await errorReason(res);
+    if (why === 'origin') return { ok: false, reason: 'origin', status, message: `This page's origin (${location.origin}) is not in the project's allowed_domains.` };
+    return { ok: false, reason: 'unauthorized', status, message: 'The key may not read this product.' };
+  }
+  if (status === 429) {
+    const after = Number(res.headers.get('Retry-After'));
+    return { ok: false, reason: 'rate_limited', status, message: 'Too many requests.', retryAfterMs: Number.isFinite(after) ? after * 1000 : RETRY_DELAY_MS };
+  }
+  return { ok: false, reason: status >= 500 ? 'server' : 'config', status, message: `The API answered ${status}.` };
+}
+
+/** Fetches the projection, retrying once when the failure may pass (network, 5xx, 429). */
+export async function loadProduct(apiBase: string, productId: string, key: string, signal: AbortSignal): Promise<LoadResult> {
+  const first = await attempt(apiBase, productId, key, signal);
+  if (first.ok || signal.aborted || !['network', 'server', 'rate_limited'].includes(first.reason)) return first;
+  await sleep(Math.min(first.retryAfterMs ?? RETRY_DELAY_MS, MAX_RETRY_AFTER_MS), signal);
+  if (signal.aborted) return first;
+  return attempt(apiBase, productId, key, signal);
+}
+
+/**
+ * api-base defaults to where this script was loaded from, which is the API itself when a shop uses
+ * the `<api>/embed.js` snippet. Trailing slashes are dropped so paths join cleanly.
+ */
+export function resolveApiBase(attribute: string | null, scriptUrl: string): string | null {
+  try {
+    const url = new URL(attribute?.trim() || new URL(scriptUrl).origin, location.href);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+    return url.href.replace(/\/+$/, '');
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,296 @@
+import { ArTracker, type ArMode } from './features/ar.js';
+import { beaconQueue, watchView, type BeaconQueue } from './features/beacons.js';
+import { loadProduct, resolveApiBase, usdzUrl, viewerSettings, type FailureReason, type PublicProduct } from './features/loading.js';
+import { AR_ICON, STYLE } from './styles.js';
+
+export type ServiceModelState = 'empty' | 'loading' | 'ready' | 'error';
+export type ServiceModelErrorReason = FailureReason | 'model';
+
+export interface ServiceModelEventMap {
+  /** the model is on screen */
+  'service-model:load': CustomEvent<{ productId: string; product: PublicProduct }>;
+  'service-model:error': CustomEvent<{ productId: string | null; reason: ServiceModelErrorReason; status: number | null; message: string }>;
+  'service-model:ar-start': CustomEvent<{ productId: string; mode: ArMode }>;
+  'service-model:ar-end': CustomEvent<{ productId: string; mode: ArMode; durationMs: number; inferred: boolean }>;
+}
+
+/** Shoppers see a short, calm sentence; the developer's explanation goes to the console. */
+const MESSAGES: Record<ServiceModelErrorReason, string> = {
+  origin: 'This product can’t be shown on this site.',
+  not_found: 'This product isn’t available.',
+  unauthorized: 'This product can’t be shown right now.',
+  rate_limited: 'Busy right now. Please try again.',
+  network: 'Couldn’t load the product.',
+  server: 'Couldn’t load the product.',
+  config: 'This product can’t be shown.',
+  model: 'The 3D model couldn’t be loaded.',
+};
+const RETRYABLE = new Set<ServiceModelErrorReason>(['network', 'server', 'rate_limited', 'model']);
+const AR_MODES = 'webxr scene-viewer quick-look';
+/** Where the bundle was loaded from: the default api-base. */
+const SCRIPT_URL = import.meta.url;
+
+interface Shown {
+  productId: string;
+  product: PublicProduct;
+  beacons: BeaconQueue;
+}
+
+interface Ui {
+  frame: HTMLElement;
+  viewer: HTMLElement & { src?: string | null };
+  status: HTMLElement;
+  spinner: HTMLElement;
+  message: HTMLElement;
+  retry: HTMLButtonElement;
+  arButton: HTMLButtonElement;
+}
+
+export interface ServiceModelElement {
+  addEventListener<K extends keyof ServiceModelEventMap>(
+    type: K,
+    listener: (this: ServiceModelElement, event: ServiceModelEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener(type: string, listener: EventListenerOrEventListenerObject, options?: boolean | AddEventListenerOptions): void;
+}
+
+/**
+ * `<service-model product-id publishable-key api-base>`: a published product in 3D and AR.
+ * Every entry point is wrapped so that nothing this element does can throw into the host page.
+ */
+export class ServiceModelElement extends HTMLElement {
+  static readonly observedAttributes = ['product-id', 'publishable-key', 'api-base'];
+
+  private ui: Ui | null = null;
+  private current: Shown | null = null;
+  private currentState: ServiceModelState = 'empty';
+  private generation = 0;
+  private pending = false;
+  private abort: AbortController | null = null;
+  private stopView: (() => void) | null = null;
+  private ar: ArTracker | null = null;
+
+  get productId(): string | null {
+    return this.getAttribute('product-id');
+  }
+  set productId(value: string | null) {
+    this.reflect('product-id', value);
+  }
+  get publishableKey(): string | null {
+    return this.getAttribute('publishable-key');
+  }
+  set publishableKey(value: string | null) {
+    this.reflect('publishable-key', value);
+  }
+  get apiBase(): string | null {
+    return this.getAttribute('api-base');
+  }
+  set apiBase(value: string | null) {
+    this.reflect('api-base', value);
+  }
+  /** Also reflected as the `state` attribute, so a page can style or hide it: `service-model[state=error]`. */
+  get state(): ServiceModelState {
+    return this.currentState;
+  }
+  /** The public projection once loaded. */
+  get product(): PublicProduct | null {
+    return this.current?.product ?? null;
+  }
+
+  /** Fetches the product again (the retry button does the same). */
+  reload(): void {
+    this.safely(() => this.schedule());
+  }
+
+  connectedCallback(): void {
+    this.safely(() => {
+      const ui = (this.ui ??= this.render());
+      this.ar ??= new ArTracker(ui.viewer, ui.arButton, () => ui.viewer.getAttribute('ar-modes') ?? '', {
+        start: (mode) => this.onArStart(mode),
+        end: (mode, durationMs, inferred) => this.onArEnd(mode, durationMs, inferred),
+      });
+      this.schedule();
+    });
+  }
+
+  disconnectedCallback(): void {
+    this.safely(() => {
+      this.generation++;
+      this.abort?.abort();
+      this.stopView?.();
+      this.stopView = null;
+      this.ar?.dispose();
+      this.ar = null;
+      this.current?.beacons.flush();
+    });
+  }
+
+  attributeChangedCallback(_name: string, previous: string | null, value: string | null): void {
+    if (previous !== value && this.isConnected) this.safely(() => this.schedule());
+  }
+
+  private reflect(name: string, value: string | null) {
+    if (value === null || value === undefined) this.removeAttribute(name);
+    else this.setAttribute(name, String(value));
+  }
+
+  private safely(fn: () => void) {
+    try {
+      fn();
+    } catch (err) {
+      try {
+        this.fail(this.productId, 'config', null, `Unexpected error: ${(err as Error)?.message ?? err}`);
+      } catch {
+        // Nothing left to do without risking the host page.
+      }
+    }
+  }
+
+  /** Attribute changes arrive one by one; they are gathered into a single load. */
+  private schedule() {
+    if (this.pending) return;
+    this.pending = true;
+    queueMicrotask(() => {
+      this.pending = false;
+      if (this.isConnected) this.load().catch((err) => this.fail(this.productId, 'config', null, String(err)));
+    });
+  }
+
+  private render(): Ui {
+    const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
+    root.innerHTML =
+      `<style>${STYLE}</style>` +
+      '<div class="frame" part="frame">' +
+      `<model-viewer part="viewer" ar ar-modes="${AR_MODES}" camera-controls touch-action="pan-y" ` +
+      'shadow-intensity="1" environment-image="neutral">' +
+      `<button class="ar-button" part="ar-button" slot="ar-button" type="button">${AR_ICON}<span>View in your space</span></button>` +
+      '</model-viewer>' +
+      '<div class="status" part="status" role="status" aria-live="polite">' +
+      '<span class="spinner" part="spinner" aria-hidden="true"></span>' +
+      '<span class="message" part="message"></span>' +
+      '<button class="retry" part="retry" type="button" hidden>Try again</button>' +
+      '</div></div>';
+    const $ = <T extends HTMLElement>(selector: string) => root.querySelector(selector) as T;
+    const ui: Ui = {
+      frame: $('.frame'),
+      viewer: $('model-viewer'),
+      status: $('.status'),
+      spinner: $('.spinner'),
+      message: $('.message'),
+      retry: $('.retry'),
+      arButton: $('.ar-button'),
+    };
+    ui.retry.addEventListener('click', () => this.reload());
+    ui.viewer.addEventListener('load', () => this.safely(() => this.onModelLoad()));
+    ui.viewer.addEventListener('error', (event) => this.safely(() => this.onModelError(event)));
+    return ui;
+  }
+
+  private setState(state: ServiceModelState, message = '', retry = false) {
+    const ui = this.ui!;
+    this.currentState = state;
+    this.setAttribute('state', state);
+    ui.frame.classList.toggle('has-viewer', state === 'ready' || (state === 'loading' && !!this.current));
+    ui.status.hidden = state === 'ready' || (state === 'loading' && !!this.current);
+    ui.spinner.hidden = state !== 'loading';
+    ui.message.textContent = message;
+    ui.retry.hidden = !retry;
+  }
+
+  private async load() {
+    const generation = ++this.generation;
+    this.abort?.abort();
+    this.stopView?.();
+    this.stopView = null;
+    this.current = null;
+    const productId = this.productId?.trim();
+    const key = this.publishableKey?.trim();
+    if (!productId || !key) return this.setState('empty');
+    const apiBase = resolveApiBase(this.apiBase, SCRIPT_URL);
+    if (!apiBase) return this.fail(productId, 'config', null, `api-base "${this.apiBase}" is not an http(s) URL.`);
+
+    this.setState('loading');
+    const abort = (this.abort = new AbortController());
+    const result = await loadProduct(apiBase, productId, key, abort.signal);
+    if (generation !== this.generation) return;
+    if (!result.ok) return this.fail(productId, result.reason, result.status, result.message);
+    if (!result.product.model_url) return this.fail(productId, 'not_found', 200, 'The product has no model to show.');
+    this.show({ productId, product: result.product, beacons: beaconQueue(apiBase, key) });
+  }
+
+  private show(shown: Shown) {
+    const { product } = shown;
+    const viewer = this.ui!.viewer;
+    const settings = viewerSettings(product);
+    const set = (name: string, value: string | number | null | undefined) =>
+      value === null || value === undefined || value === '' ? viewer.removeAttribute(name) : viewer.setAttribute(name, String(value));
+    this.current = shown;
+    set('alt', product.title ?? 'A 3D model of the product');
+    set('poster', product.thumbnail_url);
+    // Without a server-side USDZ, model-viewer builds one for Quick Look from the GLB itself.
+    set('ios-src', usdzUrl(product));
+    set('exposure', settings.exposure);
+    set('shadow-intensity', settings.shadow_intensity ?? 1);
+    set('camera-orbit', settings.camera_orbit);
+    set('environment-image', settings.environment ?? 'neutral');
+    set('src', product.model_url);
+    this.setState('loading');
+    // A view counts what the shopper saw, poster included: it is watched from the moment something is shown.
+    this.stopView = watchView(this, () => shown.beacons.add('view', shown.productId));
+  }
+
+  private onModelLoad() {
+    const shown = this.current;
+    if (!shown || this.ui!.viewer.src !== shown.product.model_url) return;
+    this.setState('ready');
+    this.emit('service-model:load', { productId: shown.productId, product: shown.product });
+  }
+
+  private onModelError(event: Event) {
+    const detail = (event as CustomEvent<{ type?: string; sourceError?: unknown }>).detail;
+    // model-viewer also reports WebXR trouble as `error`; only a failed model load is fatal here.
+    if (!this.current || (detail?.type && detail.type !== 'loadfailure')) return;
+    this.fail(this.current.productId, 'model', null, `The model at ${this.current.product.model_url} could not be loaded: ${String(detail?.sourceError ?? 'unknown error')}`);
+  }
+
+  private onArStart(mode: ArMode) {
+    const shown = this.current;
+    if (!shown) return;
+    shown.beacons.add('ar_enter', shown.productId);
+    this.emit('service-model:ar-start', { productId: shown.productId, mode });
+  }
+
+  /** The beacon carries no flag for an inferred end (its body admits no extra field); the DOM event does. */
+  private onArEnd(mode: ArMode, durationMs: number, inferred: boolean) {
+    const shown = this.current;
+    if (!shown) return;
+    shown.beacons.add('ar_session_ended', shown.productId, { duration_ms: durationMs });
+    this.emit('service-model:ar-end', { productId: shown.productId, mode, durationMs, inferred });
+  }
+
+  private fail(productId: string | null, reason: ServiceModelErrorReason, status: number | null, message: string) {
+    this.abort?.abort();
+    this.stopView?.();
+    this.stopView = null;
+    this.current = null;
+    if (this.ui) this.setState('error', MESSAGES[reason], RETRYABLE.has(reason));
+    console.warn(`[service-model] ${productId ?? '(no product-id)'}: ${message}`);
+    this.emit('service-model:error', { productId, reason, status, message });
+  }
+
+  private emit<K extends keyof ServiceModelEventMap>(type: K, detail: ServiceModelEventMap[K]['detail']) {
+    this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'service-model': ServiceModelElement;
+  }
+}
+
+/** Loading the script twice (say /embed.js and a versioned URL) must not throw on the second define. */
+export function defineServiceModel(): void {
+  if (!customElements.get('service-model')) customElements.define('service-model', ServiceModelElement);
+}

@@ -1,0 +1,79 @@
+/**
+ * The element sizes itself like an image: block-level, full width of its container, square unless
+ * the host page says otherwise (a height, or its own aspect-ratio, wins over the default).
+ * Colours come from custom properties so a shop can match its theme without reaching into parts.
+ */
+export const STYLE = `
+:host {
+  display: block;
+  position: relative;
+  aspect-ratio: 1 / 1;
+  min-height: 120px;
+  overflow: hidden;
+  contain: content;
+  color: var(--service-model-color, #57606a);
+  background: var(--service-model-background, #f4f4f1);
+  font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif;
+}
+:host([hidden]) { display: none; }
+.frame { position: absolute; inset: 0; }
+model-viewer {
+  display: block;
+  width: 100%;
+  height: 100%;
+  background: transparent;
+  --poster-color: transparent;
+}
+.frame:not(.has-viewer) model-viewer { visibility: hidden; }
+.status {
+  position: absolute;
+  inset: 0;
+  display: flex;
+  flex-direction: column;
+  align-items: center;
+  justify-content: center;
+  gap: 10px;
+  padding: 16px;
+  text-align: center;
+  pointer-events: none;
+}
+.status[hidden] { display: none; }
+.status button { pointer-events: auto; }
+.spinner {
+  width: 22px;
+  height: 22px;
+  border-radius: 50%;
+  border: 2px solid currentColor;
+  border-right-color: transparent;
+  opacity: 0.45;
+  animation: spin 0.9s linear infinite;
+}
+.spinner[hidden], .retry[hidden], .message:empty { display: none; }
+@keyframes spin { to { transform: rotate(360deg); } }
+@media (prefers-reduced-motion: reduce) { .spinner { animation-duration: 3s; } }
+.retry, .ar-button {
+  font: inherit;
+  color: inherit;
+  background: #fff;
+  border: 1px solid rgb(0 0 0 / 12%);
+  border-radius: 999px;
+  padding: 6px 14px;
+  cursor: pointer;
+}
+.ar-button {
+  position: absolute;
+  right: 12px;
+  bottom: 12px;
+  display: inline-flex;
+  align-items: center;
+  gap: 6px;
+  color: #1f2328;
+  box-shadow: 0 1px 4px rgb(0 0 0 / 12%);
+}
+.ar-button svg { width: 18px; height: 18px; }
+`;
+
+/** A cube in a frame: the common "view in your space" mark, drawn here so nothing is fetched. */
+export const AR_ICON =
+  '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.6" aria-hidden="true">' +
+  '<path d="M12 3l7 4v10l-7 4-7-4V7z"/><path d="M5 7l7 4 7-4M12 11v10"/></svg>';

@@ -1,0 +1,26 @@
+export { Plinth, type ClientOptions, type Fetch } from './client.js';
+export { Plinth as default } from './client.js';
+export {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  InternalServerError,
+  NotFoundError,
+  PaymentRequiredError,
+  PermissionDeniedError,
+  PlinthError,
+  QuotaExceededError,
+  RateLimitError,
+  UnprocessableEntityError,
+  WebhookVerificationError,
+  type ErrorDetails,
+} from './core/errors.js';
+export { Page, PagePromise, type ListBody } from './core/pagination.js';
+export type { RequestOptions, UploadData } from './core/request.js';
+export { verifySignature as verifyWebhookSignature, type VerifyOptions, type WebhookHeaders, type WebhookPayload } from './core/webhook-signature.js';
+export type { ExportResult } from './resources/products.js';
+export type { UploadCreateParams } from './resources/uploads.js';
+export type * from './types.js';

@@ -1,0 +1,90 @@
+/**
+ * Friendly names for the request and response types, all taken from the generated OpenAPI types,
+ * so that a change in the API's schemas shows up here as a type error instead of a silent lie.
+ */
+import type { Operations, OperationKey } from './generated/openapi.js';
+import type { Success } from './core/request.js';
+
+export type {
+  ApiKey,
+  CreatedApiKey,
+  ErrorEnvelope,
+  Health as HealthReport,
+  Image,
+  ImageSettings,
+  Model,
+  Product,
+  Project,
+  PublicProduct,
+  QueuedExport,
+  Quote,
+  Upload,
+  Usage as UsageReport,
+  ViewerSettings,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointRotatedSecret,
+  WebhookEndpointWithSecret,
+} from './generated/openapi.js';
+export type { Operations, OperationKey } from './generated/openapi.js';
+
+type Query<K extends OperationKey> = NonNullable<Operations[K]['query']>;
+type Body<K extends OperationKey> = Operations[K]['body'];
+
+// Products
+export type ProductListParams = Query<'GET /v1/products'>;
+export type ProductCreateParams = Body<'POST /v1/products'>;
+/** The sources that are quoted first; `model_url` imports at once and `resume_token` commits. */
+export type ProductQuoteParams = Omit<ProductCreateParams, 'resume_token' | 'model_url'>;
+/** A commit may repeat the quoted fields; a field that differs from the quote is refused (400 quote_changed). */
+export type ProductCommitParams = Omit<ProductCreateParams, 'resume_token' | 'image_urls' | 'video_url' | 'source_url' | 'model_url' | 'image_paths'>;
+export type ProductUpdateParams = Body<'PATCH /v1/products/{id}'>;
+export type ProductDeleted = Success<'DELETE /v1/products/{id}'>;
+export type ProductsDeleted = Success<'DELETE /v1/products'>;
+export type ProductPublishParams = Body<'POST /v1/products/publish'>;
+export type PublishResult = Success<'POST /v1/products/publish'>;
+export type TagListParams = Query<'GET /v1/products/tags'>;
+export type TagCount = Success<'GET /v1/products/tags'>['data'][number];
+export type ProductExportParams = Query<'GET /v1/products/export'>;
+export type ReviewParams = Body<'POST /v1/products/{id}/review'>;
+export type ImageUpdateParams = Body<'PATCH /v1/products/{id}/images/{image_id}'>;
+export type ModelUpdateParams = Body<'PATCH /v1/products/{id}/model'>;
+export type RescaleParams = Body<'POST /v1/products/{id}/model/rescale'>;
+
+// Uploads, analytics
+export type UploadParams = Query<'POST /v1/uploads'>;
+export type UsageParams = Query<'GET /v1/usage'>;
+export type BeaconParams = Body<'POST /v1/beacon'>;
+export type BeaconEvent = BeaconParams['events'][number];
+export type BeaconReceipt = Success<'POST /v1/beacon'>;
+
+// Webhooks
+export type WebhookListParams = Query<'GET /v1/webhooks'>;
+export type WebhookCreateParams = Body<'POST /v1/webhooks'>;
+export type WebhookUpdateParams = Body<'PATCH /v1/webhooks/{id}'>;
+export type WebhookOrgParams = Query<'GET /v1/webhooks/{id}'>;
+export type WebhookDeleted = Success<'DELETE /v1/webhooks/{id}'>;
+export type DeliveryListParams = Query<'GET /v1/webhooks/{id}/deliveries'>;
+/** What an endpoint can subscribe to; `*` is every type, including types added later. */
+export type WebhookSubscription = NonNullable<WebhookCreateParams['events']>[number];
+export type WebhookEventType = Exclude<WebhookSubscription, '*'>;
+
+/**
+ * What a delivery's body holds. `data.object` carries the id of the record the event is about and
+ * what changed; fetch the record for its current state.
+ */
+export interface WebhookEvent<T extends WebhookEventType = WebhookEventType> {
+  id: string;
+  type: T;
+  created_at: string;
+  org_id: string;
+  data: { object: { id: string; [key: string]: unknown } };
+}
+
+// Keys, projects
+export type ApiKeyListParams = Query<'GET /v1/api_keys'>;
+export type ApiKeyCreateParams = Body<'POST /v1/api_keys'>;
+export type ProjectListParams = Query<'GET /v1/projects'>;
+export type ProjectCreateParams = Body<'POST /v1/projects'>;
+export type ProjectUpdateParams = Body<'PATCH /v1/projects/{id}'>;
