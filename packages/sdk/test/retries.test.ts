@@ -133,7 +133,7 @@ describe('a retried create makes one product (Idempotency-Key against the real s
       }),
     });
     const product = await client.products.create({ model_url: PUBLIC_URL('/once.glb'), title: 'Exactly once' });
-    expect(product.object).toBe('product');
+    if (product.object !== 'product') expect.fail(`expected a product, got a ${product.object}`);
     const posts = log.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(2);
     expect(posts[0].headers.get('idempotency-key')).toBe(posts[1].headers.get('idempotency-key'));

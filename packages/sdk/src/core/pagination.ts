@@ -62,7 +62,8 @@ export class Page<T> implements AsyncIterable<T> {
  * What a list method returns: await it for the first page, or `for await` it directly for every
  * item. The request starts on first use, so a list that is never awaited never fails unobserved.
  */
-export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
+export class PagePromise<T> implements Promise<Page<T>>, AsyncIterable<T> {
+  readonly [Symbol.toStringTag] = 'PagePromise';
   #started: Promise<Page<T>> | null = null;
   readonly #load: () => Promise<Page<T>>;
 

@@ -13,9 +13,9 @@ import { carveVisualHull } from './visual-hull.js';
 // towards them.
 
 const RESOLUTION = 64;
-const MAX_ROUNDS = 6;
+const MAX_ROUNDS = 8;
 /** Differences smaller than this many coarse voxels are discretisation, not scale. */
-const TOLERANCE_VOXELS = 1.5;
+const TOLERANCE_VOXELS = 1;
 
 export async function refineElevatedScales(
   views: readonly PreparedView[],
@@ -45,6 +45,7 @@ export async function refineElevatedScales(
       moved = true;
       return { ...cam, metresPerPixel: (hi - lo) / pixels };
     });
+    process.stderr.write(`round ${round} ${current.map((c) => c.metresPerPixel.toFixed(6)).join(" ")} step ${grid.step}\n`);
     await onRound?.();
     if (!moved) break;
   }

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import sharp from 'sharp';
 const log = (...a: unknown[]) => process.stderr.write(a.map((x) => JSON.stringify(x)).join(' ') + '\n');
 it('try', async () => {
-  for (const el of [0, 10, 20, 30]) for (const shape of [{ kind: 'sphere', radius: 0.15, height: 0.3 }, { kind: 'box', width: 0.4, height: 0.3, depth: 0.2 }, { kind: 'cylinder', radius: 0.1, height: 0.3 }] as const) {
+  for (const el of [20]) for (const shape of [{ kind: 'sphere', radius: 0.15, height: 0.3 }, { kind: 'box', width: 0.4, height: 0.3, depth: 0.2 }] as const) {
     let t = Date.now();
     const views = await renderTurntable(shape, { views: 8, size: 512, pixelsPerMetre: 1000, elevationDeg: el });
     if (el === 20) await sharp(views[1].image).png().toFile(`/tmp/gen-scratch/el-${shape.kind}.png`);
