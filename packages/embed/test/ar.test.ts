@@ -26,7 +26,8 @@ async function open(productId: string, initScript?: () => void): Promise<Page> {
   const page = await (await browser.newContext()).newPage();
   if (initScript) await page.addInitScript(initScript);
   await page.goto(shop.pageUrl(shop.origin, { 'product-id': productId, 'publishable-key': org.publishable_key, 'api-base': api.base }));
-  await waitFor(() => page.locator('service-model').evaluate((el: any) => el.state === 'ready'), 30_000);
+  // AR starts from a loaded model. SwiftShader renders on the CPU, so a first model takes a while.
+  await waitFor(() => page.locator('service-model').evaluate((el: any) => el.state === 'ready'), 90_000, 250);
   return page;
 }
 
@@ -50,7 +51,7 @@ function arStatus(page: Page, status: string) {
   }, status);
 }
 
-describe('AR sessions', () => {
+describe('AR sessions', { timeout: 120_000 }, () => {
   it('counts ar_enter on session-started and ar_session_ended with its duration on not-presenting', async () => {
     const id = await productWithModel(api, org, 'published');
     const page = await open(id);

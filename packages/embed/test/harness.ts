@@ -72,14 +72,22 @@ export async function startApi(): Promise<Api> {
   const t = await createTestApp({ PUBLIC_URL: base, PORT: String(port) });
   const calls: ApiCall[] = [];
   t.app.server.on('request', (req, res) => {
+    // Fastify hands its headers to writeHead directly, where getHeader() cannot see them afterwards.
+    let allowOrigin: string | null = null;
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
+      const headers = args.find((a) => a && typeof a === 'object' && !Array.isArray(a)) as Record<string, unknown> | undefined;
+      const allow = headers?.['access-control-allow-origin'] ?? res.getHeader('access-control-allow-origin');
+      allowOrigin = allow === undefined ? null : String(allow);
+      return writeHead.apply(this, args);
+    } as typeof res.writeHead;
     res.on('finish', () => {
-      const allow = res.getHeader('access-control-allow-origin');
       calls.push({
         method: req.method ?? '',
         path: (req.url ?? '').split('?')[0],
         origin: req.headers.origin ?? null,
         status: res.statusCode,
-        allowOrigin: allow === undefined ? null : String(allow),
+        allowOrigin,
         at: Date.now(),
       });
     });

@@ -101,24 +101,22 @@ export class Plinth {
   async #send<K extends OperationKey>(op: K, args: CallArgs<K>, stream: boolean): Promise<Answer> {
     const method = methodOf(op);
     const url = buildURL(this.baseURL, op, args.path as Record<string, string> | undefined, args.query as object | undefined);
-    const headers: Record<string, string> = {
-      Accept: args.accept ? `${args.accept}, application/json` : 'application/json',
-      Authorization: `Bearer ${this.#apiKey}`,
-      ...this.#headers,
-    };
+    // Headers, not a plain record: a caller's `content-type` must replace ours, not be joined to it.
+    const headers = new Headers({ Accept: args.accept ? `${args.accept}, application/json` : 'application/json' });
+    headers.set('Authorization', `Bearer ${this.#apiKey}`);
     let body: BodyInit | undefined;
     if (args.upload) {
       body = args.upload.data as BodyInit;
-      headers['Content-Type'] = args.upload.contentType;
+      headers.set('Content-Type', args.upload.contentType);
     } else if (args.body !== undefined) {
       body = JSON.stringify(args.body);
-      headers['Content-Type'] = 'application/json';
+      headers.set('Content-Type', 'application/json');
     }
     // One key for every attempt of this call: a retry after a lost answer replays it instead of
     // acting twice. Not for publishable keys: the API's CORS preflight does not allow the header,
     // and a browser would refuse the whole request.
-    if (method === 'POST' && !this.#apiKey.startsWith('pk_')) headers['Idempotency-Key'] = args.options?.idempotencyKey ?? newIdempotencyKey();
-    Object.assign(headers, args.options?.headers);
+    if (method === 'POST' && !this.#apiKey.startsWith('pk_')) headers.set('Idempotency-Key', args.options?.idempotencyKey ?? newIdempotencyKey());
+    for (const extra of [this.#headers, args.options?.headers]) for (const [name, value] of Object.entries(extra ?? {})) headers.set(name, value);
 
     const maxRetries = args.options?.maxRetries ?? this.maxRetries;
     const timeout = args.options?.timeout ?? this.timeout;

@@ -121,7 +121,7 @@ describe('every error class comes from a real answer of the API', () => {
       const started = Date.now();
       const patient = limited.client({ maxRetries: 5 });
       expect(await failure(patient.products.list())).toBeInstanceOf(RateLimitError);
-      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(Date.now() - started).toBeLessThan(10_000); // far below the 100 s the API asked for
     } finally {
       await limited.close();
     }

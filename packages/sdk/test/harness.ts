@@ -92,7 +92,7 @@ export interface Recorded {
 /** A fetch that records what the SDK sent and what came back, then behaves like the real one. */
 export function recordingFetch(log: Recorded[], inner: Fetch = (url, init) => fetch(url, init)): Fetch {
   return async (url, init) => {
-    const entry: Recorded = { method: init.method ?? 'GET', url: new URL(url), headers: new Headers(init.headers as Record<string, string>) };
+    const entry: Recorded = { method: init.method ?? 'GET', url: new URL(url), headers: new Headers(init.headers) };
     log.push(entry);
     const response = await inner(url, init);
     entry.status = response.status;

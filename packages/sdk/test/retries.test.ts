@@ -52,6 +52,19 @@ describe('retries against a scripted server', () => {
     }
   });
 
+  it("a caller's own Idempotency-Key replaces the generated one (option or header, any case)", async () => {
+    const stub = await startStub((_n, _req, res) => json(res, 202, { object: 'beacon_receipt', accepted: 1, clamped: 0 }));
+    try {
+      const client = new Plinth({ apiKey: 'sk_x', baseURL: stub.base });
+      const events = [{ type: 'view' as const, product_id: 'prod_1' }];
+      await client.beacon.send({ events }, { idempotencyKey: 'job-7' });
+      await client.beacon.send({ events }, { headers: { 'idempotency-key': 'job-8' } });
+      expect(stub.requests.map((r) => r.headers['idempotency-key'])).toEqual(['job-7', 'job-8']);
+    } finally {
+      await stub.close();
+    }
+  });
+
   it('does not retry other 4xx, nor quota_exceeded', async () => {
     for (const [status, code] of [[404, 'not_found'], [409, 'conflict'], [429, 'quota_exceeded']] as const) {
       const stub = await startStub((_n, _req, res) => json(res, status, envelope(code, { shortfall_credits: 5 })));
@@ -94,6 +107,8 @@ describe('retry policy', () => {
     expect(retryDelay(10, err(503, 'x'), () => 1)).toBe(8_000);
     expect(retryDelay(0, err(429, 'rate_limited', { 'retry-after': '2' }))).toBe(2_000);
     expect(retryDelay(0, err(429, 'rate_limited', { 'retry-after': String(MAX_RETRY_AFTER_MS / 1000 + 1) }))).toBeNull();
+    // A browser may not see the header on a cross-origin answer; the envelope's details carry the same wait.
+    expect(retryDelay(0, err(429, 'rate_limited', {}, { retry_after_seconds: 3 }))).toBe(3_000);
     const date = new Date(Date.now() + 3_000).toUTCString();
     expect(retryDelay(0, err(503, 'x', { 'retry-after': date }))).toBeGreaterThan(1_000);
   });

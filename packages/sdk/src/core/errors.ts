@@ -69,11 +69,13 @@ export class UnprocessableEntityError extends PlinthError {
 /** 429 `rate_limited`: too many requests; retried automatically within the client's maxRetries. */
 export class RateLimitError extends PlinthError {
   override name = 'RateLimitError';
-  /** Seconds the API asked to wait (`Retry-After`), when it said. */
+  /** Seconds the API asked to wait, when it said. */
   readonly retryAfter: number | null;
   constructor(message: string, init: PlinthErrorInit) {
     super(message, init);
-    this.retryAfter = parseRetryAfterSeconds(init.headers?.get('retry-after') ?? null);
+    // A browser cannot read Retry-After on a cross-origin answer unless the API exposes it; the envelope repeats it.
+    const inBody = init.details?.retry_after_seconds;
+    this.retryAfter = parseRetryAfterSeconds(init.headers?.get('retry-after') ?? null) ?? (typeof inBody === 'number' ? inBody : null);
   }
 }
 

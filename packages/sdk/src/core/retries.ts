@@ -29,7 +29,7 @@ export function isRetryable(err: unknown): boolean {
  * together do not come back together.
  */
 export function retryDelay(retry: number, err: unknown, random: () => number = Math.random): number | null {
-  const retryAfter = err instanceof PlinthError ? retryAfterMs(err.headers) : null;
+  const retryAfter = err instanceof RateLimitError ? secondsToMs(err.retryAfter) : err instanceof PlinthError ? retryAfterMs(err.headers) : null;
   if (retryAfter !== null) return retryAfter <= MAX_RETRY_AFTER_MS ? retryAfter : null;
   const backoff = Math.min(INITIAL_DELAY_MS * 2 ** retry, MAX_BACKOFF_MS);
   // "Equal jitter": at least half the backoff, so retries still spread out, never a burst at ~0 ms.
@@ -37,9 +37,10 @@ export function retryDelay(retry: number, err: unknown, random: () => number = M
 }
 
 function retryAfterMs(headers: Headers | undefined): number | null {
-  const seconds = parseRetryAfterSeconds(headers?.get('retry-after') ?? null);
-  return seconds === null ? null : seconds * 1000;
+  return secondsToMs(parseRetryAfterSeconds(headers?.get('retry-after') ?? null));
 }
+
+const secondsToMs = (seconds: number | null) => (seconds === null ? null : seconds * 1000);
 
 /** setTimeout that the caller's signal can cut short. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -30,6 +30,9 @@ declare module 'fastify' {
 
 export const SESSION_COOKIE = 'plinth_session';
 
+/** What browser code may read of an answer: the request id and the rate-limit signals. */
+const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
+
 function bearer(request: FastifyRequest): string | null | undefined {
   const header = request.headers.authorization;
   if (header === undefined) return undefined;
@@ -111,6 +114,7 @@ export function registerAuth(app: FastifyInstance, deps: Deps, auth: Authenticat
     request.principal = principal;
     if (principal.kind === 'publishable_key') {
       reply.header('Access-Control-Allow-Origin', request.headers.origin as string);
+      reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
       reply.header('Vary', 'Origin');
     }
     await spendToken(request, reply, rule, principal, deps);

@@ -25,7 +25,7 @@ export function registerCors(app: FastifyInstance, deps: Deps, browserRoutes: Re
     if (origin && browserRoutes.some((r) => r.test(path)) && originAllowed(origin, await domains())) {
       reply.header('Access-Control-Allow-Origin', origin);
       reply.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-      reply.header('Access-Control-Allow-Headers', 'Authorization, Content-Type');
+      reply.header('Access-Control-Allow-Headers', 'Authorization, Content-Type, Idempotency-Key');
       reply.header('Access-Control-Max-Age', '600');
     }
     return reply.status(204).send();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, sessionCookie, type TestApp } from '../../test/app.js';
 import type { Principal } from '../auth/principal.js';
-import { BeaconIntake } from './beacon.service.js';
+import { BeaconIntake, eventTime } from './beacon.service.js';
 
 // A fixed clock, mid-hour, so receive times (and clamped events) land in a known bucket.
 const NOW = Date.parse('2031-03-14T10:30:00.000Z');
@@ -137,6 +137,16 @@ describe('POST /v1/beacon', () => {
       { subject_id: '', bucket_start: '2031-03-14T00:00:00.000Z', view: 3, ar_enter: 0 },
       { subject_id: 'p', bucket_start: '2031-03-14T00:00:00.000Z', view: 3, ar_enter: 0 },
     ]);
+  });
+});
+
+describe('eventTime: where clamping starts', () => {
+  it('exactly 24 h old and exactly 5 min ahead are believed; a millisecond more is not', () => {
+    expect(eventTime(iso(-24 * HOUR), NOW)).toEqual({ at: iso(-24 * HOUR), clamped: false });
+    expect(eventTime(iso(-24 * HOUR - 1), NOW)).toEqual({ at: iso(0), clamped: true });
+    expect(eventTime(iso(5 * 60_000), NOW)).toEqual({ at: iso(5 * 60_000), clamped: false });
+    expect(eventTime(iso(5 * 60_000 + 1), NOW)).toEqual({ at: iso(0), clamped: true });
+    expect(eventTime(undefined, NOW)).toEqual({ at: iso(0), clamped: false });
   });
 });
 

@@ -28,7 +28,7 @@ export class GroupCommitClosedError extends Error {
 export class GroupCommit<T> {
   private waiting: Waiter<T>[] = [];
   private waitingItems = 0;
-  private timer: NodeJS.Timeout | NodeJS.Immediate | null = null;
+  private timer: { cancel(): void } | null = null;
   private flight: Promise<void> | null = null;
   private closed = false;
   /** transactions started and items written: for tests and diagnostics */
@@ -66,15 +66,18 @@ export class GroupCommit<T> {
     if (this.timer) return;
     const left = this.options.windowMs - (Date.now() - this.waiting[0].at);
     if (left <= 0 && this.options.windowMs > 0) return this.flush();
-    this.timer = this.options.windowMs > 0 ? setTimeout(() => this.flush(), left) : setImmediate(() => this.flush());
+    if (this.options.windowMs > 0) {
+      const handle = setTimeout(() => this.flush(), left);
+      this.timer = { cancel: () => clearTimeout(handle) };
+    } else {
+      const handle = setImmediate(() => this.flush());
+      this.timer = { cancel: () => clearImmediate(handle) };
+    }
   }
 
   private flush() {
-    if (this.timer) {
-      clearTimeout(this.timer as NodeJS.Timeout);
-      clearImmediate(this.timer as NodeJS.Immediate);
-      this.timer = null;
-    }
+    this.timer?.cancel();
+    this.timer = null;
     if (this.flight || !this.waiting.length) return;
     const batch = this.take();
     this.flight = this.run(batch).finally(() => {

@@ -1,8 +1,9 @@
 import type { Deps } from '../../deps.js';
 import { AppError, notFound, validationFailed } from '../../http/errors.js';
 import { inTransaction } from '../../platform/db/index.js';
+import { BlobNotFoundError } from '../../platform/storage/types.js';
 import type { Principal } from '../auth/principal.js';
-import { emitEvent } from '../events/events.js';
+import { emitProductEvent } from '../products/products.events.js';
 import { INGEST_QUEUES } from '../products/ingest-queues.js';
 import { findProduct, updateImageRow, updateProductRow } from '../products/products.repo.js';
 import type { ProductRecord, ViewerSettings } from '../products/products.types.js';
@@ -38,7 +39,7 @@ export async function updateImage(
       }
     }
     await updateProductRow(trx, productId, { updated_at: at });
-    await emitEvent(trx, product.orgId, 'product.updated', { id: productId, image_id: imageId, changed: Object.keys(body) }, at);
+    await emitProductEvent(trx, deps.storage, 'product.updated', productId, at);
     return (await findProduct(trx, productId, [product.orgId]))!;
   });
 }
@@ -73,7 +74,7 @@ export async function updateModel(
       await updateProductRow(trx, productId, { step: 'replacing_model', progress: 0, updated_at: at });
       await deps.jobs.enqueue(trx, INGEST_QUEUES.model_url, { product_id: productId, model_url: body.model_url }, { retryLimit: 2 });
     }
-    await emitEvent(trx, product.orgId, 'product.updated', { id: productId, model: Object.keys(body) }, at);
+    await emitProductEvent(trx, deps.storage, 'product.updated', productId, at);
     return (await findProduct(trx, productId, [product.orgId]))!;
   });
 }
@@ -97,7 +98,10 @@ export async function rescale(
   if (!product) throw notFound('product');
   if (product.modelStatus !== 'ready' || !product.model) throw new AppError('conflict', 'The product has no ready model to rescale.', { reason: 'model_not_ready' });
   const previous = product.model;
-  const glb = await deps.storage.getBuffer(previous.glbKey);
+  const glb = await deps.storage.getBuffer(previous.glbKey).catch((err) => {
+    if (err instanceof BlobNotFoundError) throw new AppError('conflict', 'The model file is missing from storage; replace the model.', { reason: 'model_file_missing' });
+    throw err;
+  });
   const result = await rescaleModel(glb, body.scale ?? (body.dimensions as { width?: number; height?: number; depth?: number }));
   const keys = await storeModel(deps, product, result);
   const at = deps.clock.now().toISOString();
@@ -107,7 +111,7 @@ export async function rescale(
       throw new AppError('conflict', 'The model changed during the rescale; try again.', { reason: 'model_changed' });
     }
     await updateProductRow(trx, productId, { model: JSON.stringify({ ...storedModel(keys, result, current.model, current.model.origin) }), updated_at: at });
-    await emitEvent(trx, product.orgId, 'product.updated', { id: productId, model: { dimensions: result.dimensions } }, at);
+    await emitProductEvent(trx, deps.storage, 'product.updated', productId, at);
     return (await findProduct(trx, productId, [product.orgId]))!;
   });
   await Promise.allSettled([deps.storage.delete(previous.glbKey), previous.usdzKey ? deps.storage.delete(previous.usdzKey) : Promise.resolve()]);

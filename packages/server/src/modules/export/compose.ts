@@ -195,27 +195,3 @@ export function paintProduct(canvas: Canvas, product: ProductPixels, at: Box): v
     }
   }
 }
-
-/**
- * Packs `box` of an interleaved image into RGBA premultiplied by the matching
- * alpha plane. Resampling premultiplied colour keeps the photo's own backdrop
- * (alpha 0 around the product) from bleeding into the product's edges.
- */
-export function premultiply(source: Buffer, sourceWidth: number, channels: number, box: Box, alpha: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(box.width * box.height * 4);
-  let j = 0;
-  let o = 0;
-  for (let y = 0; y < box.height; y++) {
-    let i = ((box.top + y) * sourceWidth + box.left) * channels;
-    // Branch-free: div255(v · 255) is exactly v, and special-casing opaque
-    // pixels measured slower than the arithmetic.
-    for (let x = 0; x < box.width; x++, i += channels, j++, o += 4) {
-      const a = alpha[j];
-      out[o] = div255(source[i] * a);
-      out[o + 1] = div255(source[i + 1] * a);
-      out[o + 2] = div255(source[i + 2] * a);
-      out[o + 3] = a;
-    }
-  }
-  return out;
-}

@@ -8,13 +8,8 @@ import {
   type FinishedImage,
   type ImageSettings,
 } from './finish.js';
+import type { Box as Rect } from './mask-bounds.js';
 
-interface Rect {
-  left: number;
-  top: number;
-  width: number;
-  height: number;
-}
 type Rgb = [number, number, number];
 
 interface Photo {

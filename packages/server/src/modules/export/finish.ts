@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import sharp, { type Sharp } from 'sharp';
 import { cropChannel, findBounds, type AlphaPlane, type Box } from './mask-bounds.js';
-import { createCanvas, paintProduct, paintShadow, premultiply, type ProductPixels } from './compose.js';
+import { createCanvas, paintProduct, paintShadow, type ProductPixels } from './compose.js';
 import { renderShadow, type ShadowStyle } from './shadow.js';
 
 // libvips defaults to one worker thread on this class of machine; exports are
@@ -119,8 +119,8 @@ interface Cutout {
   bounds: Box;
   /** Alpha cropped to `bounds`, at source resolution. */
   silhouette: AlphaPlane;
-  /** `bounds` as RGBA premultiplied by the silhouette. */
-  colour(): Promise<Buffer>;
+  /** The product scaled to `width` × `height`, as straight RGBA. */
+  render(width: number, height: number): Promise<ProductPixels>;
 }
 
 export async function finishImage(input: FinishInput): Promise<FinishedImage> {
@@ -134,7 +134,7 @@ export async function finishImage(input: FinishInput): Promise<FinishedImage> {
   const cutout = await cutOut(input.original, input.mask);
   const placement = fitProduct(cutout.bounds, size, settings.padding);
   const [product, shadow] = await Promise.all([
-    scaleProduct(cutout, placement),
+    cutout.render(placement.width, placement.height),
     settings.shadow === 'none'
       ? null
       : renderShadow({ size, shadow: settings.shadow, placement, silhouette: cutout.silhouette }),
@@ -144,18 +144,6 @@ export async function finishImage(input: FinishInput): Promise<FinishedImage> {
   if (shadow) paintShadow(canvas, shadow, background, product, placement);
   paintProduct(canvas, product, placement);
   return encode(sharp(canvas.data, { raw: { width: size, height: size, channels: canvas.channels } }), settings.format);
-}
-
-async function scaleProduct(cutout: Cutout, placement: Box): Promise<ProductPixels> {
-  const { width, height } = cutout.bounds;
-  const colour = await cutout.colour();
-  // Declared premultiplied so libvips resizes the 8-bit samples as they are
-  // rather than premultiplying again itself (in float, which costs more);
-  // it still hands back straight alpha.
-  return sharp(colour, { raw: { width, height, channels: 4, premultiplied: true } })
-    .resize(placement.width, placement.height, { fit: 'fill' })
-    .raw()
-    .toBuffer();
 }
 
 async function cutOut(original: Buffer, mask: Buffer | null): Promise<Cutout> {
@@ -171,16 +159,19 @@ async function cutOut(original: Buffer, mask: Buffer | null): Promise<Cutout> {
     return {
       bounds,
       silhouette,
-      colour: async () => {
+      render: async (w, h) => {
+        // Two pipelines because sharp joins extra channels after its resize
+        // step. The RGBA crop is then resized with libvips premultiplying the
+        // alpha, so the photo's backdrop cannot bleed into the product's edges.
         const { data, info } = await sharp(original)
           .autoOrient()
           .extract(bounds)
           .toColourspace('srgb')
+          .joinChannel(silhouette.data, { raw: { width: bounds.width, height: bounds.height, channels: 1 } })
           .raw()
           .toBuffer({ resolveWithObject: true });
-        if (info.channels < 3) throw new Error(`expected colour pixels, got ${info.channels} channels`);
-        const at = { left: 0, top: 0, width: bounds.width, height: bounds.height };
-        return premultiply(data, info.width, info.channels, at, silhouette.data);
+        if (info.channels !== 4) throw new Error(`expected RGBA after joining the mask, got ${info.channels} channels`);
+        return resize(sharp(data, { raw: { width: info.width, height: info.height, channels: 4 } }), w, h);
       },
     };
   }
@@ -195,8 +186,15 @@ async function cutOut(original: Buffer, mask: Buffer | null): Promise<Cutout> {
     for (let i = 0, o = 3; i < alpha.length; i++, o += 4) rgba[o] = alpha[i];
   }
   const bounds = requireBounds(findBounds(rgba, width, height, 4, 3));
-  const silhouette = cropChannel(rgba, width, 4, 3, bounds);
-  return { bounds, silhouette, colour: async () => premultiply(rgba, width, 4, bounds, silhouette.data) };
+  return {
+    bounds,
+    silhouette: cropChannel(rgba, width, 4, 3, bounds),
+    render: (w, h) => resize(sharp(rgba, { raw: { width, height, channels: 4 } }).extract(bounds), w, h),
+  };
+}
+
+function resize(image: Sharp, width: number, height: number): Promise<Buffer> {
+  return image.resize(width, height, { fit: 'fill' }).raw().toBuffer();
 }
 
 async function decodeMask(mask: Buffer, width: number, height: number): Promise<Buffer> {

@@ -47,13 +47,27 @@ export function createBuiltinGenerator(): Generator {
       checkAborted(signal);
       if (usable.length < MIN_HULL_VIEWS || directionSpreadDeg(usable) < MIN_DIRECTION_SPREAD_DEG) {
         await progress(30, 'building_card');
-        const card = await buildReliefCard(usable.slice(0, 2), resolved);
+        const card = await buildReliefCard(usable[0], backView(usable), resolved);
         await progress(100, 'done');
         return card;
       }
       return generateHull(usable, resolved, progress);
     },
   };
+}
+
+/** The view that looks at the first one's back (within 45° of opposite), if any. */
+function backView(views: readonly PreparedView[]): PreparedView | null {
+  let best: PreparedView | null = null;
+  let bestOff = 45;
+  for (const v of views.slice(1)) {
+    const off = Math.abs(((((v.azimuthDeg - views[0].azimuthDeg - 180) % 360) + 540) % 360) - 180);
+    if (off <= bestOff) {
+      best = v;
+      bestOff = off;
+    }
+  }
+  return best;
 }
 
 async function generateHull(

@@ -45,7 +45,6 @@ export async function refineElevatedScales(
       moved = true;
       return { ...cam, metresPerPixel: (hi - lo) / pixels };
     });
-    process.stderr.write(`round ${round} ${current.map((c) => c.metresPerPixel.toFixed(6)).join(" ")} step ${grid.step}\n`);
     await onRound?.();
     if (!moved) break;
   }

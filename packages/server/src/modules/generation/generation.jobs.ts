@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
 import type { Job } from '../../platform/jobs/types.js';
 import { QUEUES } from '../../queues.js';
-import { emitEvent } from '../events/events.js';
+import { emitProductEvent } from '../products/products.events.js';
 import { processImage } from '../ingest/image-pipeline.js';
 import { storeModel, storedModel } from '../ingest/ingest-model.js';
 import { failModel, insertImageRows, refundGeneration, reportProgress, storeImageFiles, type StoredImage } from '../ingest/ingest.store.js';
@@ -64,7 +64,7 @@ async function generate(deps: Deps, generator: Generator, product: ProductRecord
       error: null,
       updated_at: at,
     });
-    await emitEvent(trx, product.orgId, 'product.model.ready', { id: product.id, dimensions: model.dimensions, triangles: model.triangles, method: result.method }, at);
+    await emitProductEvent(trx, deps.storage, 'product.model.ready', product.id, at);
   });
 }
 
@@ -90,7 +90,7 @@ async function render(deps: Deps, product: ProductRecord) {
       error: null,
       updated_at: at,
     });
-    await emitEvent(trx, product.orgId, 'product.images.ready', { id: product.id, images: stored.length, origin: 'rendered' }, at);
+    await emitProductEvent(trx, deps.storage, 'product.images.ready', product.id, at);
   });
 }
 
@@ -117,7 +117,7 @@ export function registerGenerationJobs(deps: Deps, generator: Generator = create
       await inTransaction(deps.database.db, async (trx) => {
         const current = await loadProduct(trx, product.id);
         if (current && (current.modelStatus === 'queued' || current.modelStatus === 'generating')) {
-          await failModel(trx, current, problem(err), data.credits ?? 0, deps.clock.now().toISOString());
+          await failModel(deps, trx, current, problem(err), data.credits ?? 0, deps.clock.now().toISOString());
         }
       });
     }

@@ -19,9 +19,9 @@ export interface GenerateHints {
   elevationDeg?: number;
   /** Real height if known. Without it the tallest side becomes DEFAULT_TALLEST_SIDE_METRES. */
   heightMetres?: number;
-  /** Default DEFAULT_TRIANGLE_BUDGET. */
+  /** Default DEFAULT_TRIANGLE_BUDGET; smaller than MIN_TRIANGLE_BUDGET counts as that. */
   triangleBudget?: number;
-  /** Longest side of the texture atlas; default DEFAULT_TEXTURE_SIZE. */
+  /** Longest side of the texture atlas, 64–4096; default DEFAULT_TEXTURE_SIZE. */
   textureSize?: number;
 }
 
@@ -55,6 +55,7 @@ export class GenerationFailed extends Error {
 }
 
 export const DEFAULT_TRIANGLE_BUDGET = 20_000;
+export const MIN_TRIANGLE_BUDGET = 100;
 export const DEFAULT_TEXTURE_SIZE = 1024;
 /**
  * Size used when the real one is unknown: a typical tabletop product. Wrong sizes are
@@ -92,8 +93,9 @@ export function resolveHints(hints: GenerateHints): ResolvedHints {
     azimuthsDeg: hints.azimuthsDeg ?? null,
     elevationDeg: elevation,
     heightMetres: positive(hints.heightMetres, 'heightMetres'),
-    // A budget below a dozen triangles cannot hold even the relief card.
-    triangleBudget: Math.max(12, Math.floor(budget)),
+    // Below a hundred triangles a carved shape stops being recognisable (and the
+    // simplifier may collapse it entirely); the relief card needs at most 12.
+    triangleBudget: Math.max(MIN_TRIANGLE_BUDGET, Math.floor(budget)),
     // Textures beyond 4096 are refused by many mobile AR viewers.
     textureSize: Math.min(4096, Math.max(64, Math.round(texture))),
   };

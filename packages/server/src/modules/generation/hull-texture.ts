@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import type { TriangleMesh } from './marching-cubes.js';
 import type { PreparedView } from './prepared-view.js';
+import { DECODE_CONCURRENCY, mapLimit } from './map-limit.js';
 import { bleedColours } from './texture-bleed.js';
 import { projectToImage, type ViewCamera } from './turntable-camera.js';
 
@@ -131,7 +132,7 @@ function faceNormal(p: Float32Array, a: number, b: number, c: number): [number, 
   return len > 0 ? [nx / len, ny / len, nz / len] : [0, 0, 0];
 }
 
-/** Angle-agnostic smooth normals: the average of the unit normals of adjacent faces. */
+/** Smooth normals: the mean of the adjacent faces' unit normals (one view's faces, as vertices are split per view). */
 function vertexNormals(
   indices: Uint32Array,
   faceNormals: Float64Array,
@@ -199,29 +200,27 @@ function layoutTiles(items: { view: number; crop: Tile['crop'] }[], size: number
 }
 
 async function composeAtlas(tiles: readonly Tile[], views: readonly PreparedView[], size: number): Promise<Buffer> {
-  const pieces = await Promise.all(
-    tiles.map(async (tile) => {
-      const view = views[tile.view];
-      const [rgb, coverage] = await Promise.all([
-        sharp(view.image, { autoOrient: true })
-          .extract(tile.crop)
-          .resize(tile.width, tile.height, { fit: 'fill' })
-          .flatten({ background: '#808080' })
-          .toColourspace('srgb')
-          .raw()
-          .toBuffer(),
-        sharp(view.mask, { raw: { width: view.maskWidth, height: view.maskHeight, channels: 1 } })
-          .extract(maskCrop(view, tile.crop))
-          .resize(tile.width, tile.height, { fit: 'fill' })
-          // Single-channel raw input comes back as sRGB unless told otherwise.
-          .toColourspace('b-w')
-          .raw()
-          .toBuffer(),
-      ]);
-      bleedColours(rgb, coverage, tile.width, tile.height, BLEED_PASSES);
-      return { input: rgb, raw: { width: tile.width, height: tile.height, channels: 3 as const }, left: tile.left, top: tile.top };
-    }),
-  );
+  const pieces = await mapLimit(tiles, DECODE_CONCURRENCY, async (tile) => {
+    const view = views[tile.view];
+    const [rgb, coverage] = await Promise.all([
+      sharp(view.image, { autoOrient: true })
+        .extract(tile.crop)
+        .resize(tile.width, tile.height, { fit: 'fill' })
+        .flatten({ background: '#808080' })
+        .toColourspace('srgb')
+        .raw()
+        .toBuffer(),
+      sharp(view.mask, { raw: { width: view.maskWidth, height: view.maskHeight, channels: 1 } })
+        .extract(maskCrop(view, tile.crop))
+        .resize(tile.width, tile.height, { fit: 'fill' })
+        // Single-channel raw input comes back as sRGB unless told otherwise.
+        .toColourspace('b-w')
+        .raw()
+        .toBuffer(),
+    ]);
+    bleedColours(rgb, coverage, tile.width, tile.height, BLEED_PASSES);
+    return { input: rgb, raw: { width: tile.width, height: tile.height, channels: 3 as const }, left: tile.left, top: tile.top };
+  });
   return sharp({ create: { width: size, height: size, channels: 3, background: '#808080' } })
     .composite(pieces)
     .jpeg({ quality: JPEG_QUALITY })

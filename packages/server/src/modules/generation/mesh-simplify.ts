@@ -58,7 +58,7 @@ export function compact(positions: Float32Array, indices: Uint32Array): Triangle
 }
 
 /** Squared length of the (unnormalised) triangle normal: zero for degenerate triangles. */
-export function triangleArea2(p: Float32Array, a: number, b: number, c: number): number {
+function triangleArea2(p: Float32Array, a: number, b: number, c: number): number {
   const ux = p[b * 3] - p[a * 3];
   const uy = p[b * 3 + 1] - p[a * 3 + 1];
   const uz = p[b * 3 + 2] - p[a * 3 + 2];

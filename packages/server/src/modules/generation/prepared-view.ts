@@ -1,5 +1,6 @@
 import sharp, { type OutputInfo } from 'sharp';
 import type { GeneratorView, ResolvedHints } from './generator.js';
+import { DECODE_CONCURRENCY, mapLimit } from './map-limit.js';
 
 /** A photo with its decoded mask and the product's box, ready for carving and texturing. */
 export interface PreparedView {
@@ -110,13 +111,11 @@ function firstChannel(data: Buffer, channels: number): Uint8Array {
  */
 export async function prepareViews(views: GeneratorView[], hints: ResolvedHints): Promise<PreparedView[]> {
   const n = views.length;
-  const prepared = await Promise.all(
-    views.map((view, i) => {
-      const azimuth = hints.azimuthsDeg?.[i] ?? view.azimuthDeg ?? (360 * i) / n;
-      const elevation = view.elevationDeg ?? hints.elevationDeg;
-      return prepareOne(view, i, azimuth, elevation);
-    }),
-  );
+  const prepared = await mapLimit(views, DECODE_CONCURRENCY, (view, i) => {
+    const azimuth = hints.azimuthsDeg?.[i] ?? view.azimuthDeg ?? (360 * i) / n;
+    const elevation = view.elevationDeg ?? hints.elevationDeg;
+    return prepareOne(view, i, azimuth, elevation);
+  });
   return prepared.filter((v): v is PreparedView => v !== null);
 }
 

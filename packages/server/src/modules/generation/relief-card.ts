@@ -16,9 +16,9 @@ const BLEED_PASSES = 6;
 
 type V3 = [number, number, number];
 
-export async function buildReliefCard(views: readonly PreparedView[], hints: ResolvedHints): Promise<GenerateResult> {
-  const front = views[0];
-  const back = views[1] ?? null;
+/** `back`: a photo of the reverse side; without one the front shows through, mirrored. */
+export async function buildReliefCard(front: PreparedView, back: PreparedView | null, hints: ResolvedHints): Promise<GenerateResult> {
+  const views = back ? [front, back] : [front];
   const aspect = (front.bbox.x1 - front.bbox.x0) / (front.bbox.y1 - front.bbox.y0);
   const height = hints.heightMetres ?? (aspect > 1 ? DEFAULT_TALLEST_SIDE_METRES / aspect : DEFAULT_TALLEST_SIDE_METRES);
   const width = height * aspect;
@@ -30,7 +30,7 @@ export async function buildReliefCard(views: readonly PreparedView[], hints: Res
   const tileCount = back ? 2 : 1;
   const tileHeight = Math.max(1, Math.round(Math.min(hints.textureSize, hints.textureSize / (tileCount * aspect))));
   const tileWidth = Math.max(1, Math.round(tileHeight * aspect));
-  const tiles = await Promise.all(views.slice(0, 2).map((v) => cutTile(v, tileWidth, tileHeight, rectangular)));
+  const tiles = await Promise.all(views.map((v) => cutTile(v, tileWidth, tileHeight, rectangular)));
   const channels = rectangular ? 3 : 4;
   const atlas = sharp({
     create: { width: tileWidth * tileCount, height: tileHeight, channels, background: { r: 128, g: 128, b: 128, alpha: 0 } },

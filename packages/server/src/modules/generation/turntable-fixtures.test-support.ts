@@ -19,8 +19,6 @@ export interface RenderOptions {
   pixelsPerMetre: number;
   /** Camera height angle, same for every view; default 0 (level). */
   elevationDeg?: number;
-  /** Encode photos as PNG instead of JPEG. */
-  png?: boolean;
 }
 
 type V3 = [number, number, number];
@@ -141,7 +139,7 @@ export async function renderView(shape: Shape, azimuthDeg: number, opts: RenderO
   }
   const photo = sharp(rgb, { raw: { width: size, height: size, channels: 3 } });
   return {
-    image: await (opts.png ? photo.png() : photo.jpeg({ quality: 92 })).toBuffer(),
+    image: await photo.jpeg({ quality: 92 }).toBuffer(),
     mask: await sharp(mask, { raw: { width: size, height: size, channels: 1 } }).toColourspace('b-w').png().toBuffer(),
   };
 }

@@ -17,8 +17,15 @@ interface ViewSampler {
   metresPerCell: number;
 }
 
+/** Fields depend only on the mask, so repeated carves of the same views reuse them. */
+const fieldCache = new WeakMap<PreparedView, SilhouetteField>();
+
 function samplerFor(view: PreparedView, cam: ViewCamera): ViewSampler {
-  const field = buildSilhouetteField(view);
+  let field = fieldCache.get(view);
+  if (!field) {
+    field = buildSilhouetteField(view);
+    fieldCache.set(view, field);
+  }
   const s = cam.metresPerPixel;
   const kx = view.maskScaleX / field.cell;
   const ky = view.maskScaleY / field.cell;

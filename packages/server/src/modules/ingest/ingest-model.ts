@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import { emitEvent } from '../events/events.js';
+import { emitProductEvent } from '../products/products.events.js';
 import { loadProduct, updateProductRow } from '../products/products.repo.js';
 import type { ProductRecord, StoredModel } from '../products/products.types.js';
 import { productPrefix, reportProgress } from './ingest.store.js';
@@ -51,6 +51,6 @@ export async function ingestModel(deps: Deps, product: ProductRecord) {
       error: null,
       updated_at: at,
     });
-    await emitEvent(trx, product.orgId, 'product.model.ready', { id: product.id, dimensions: model.dimensions, triangles: model.triangles }, at);
+    await emitProductEvent(trx, deps.storage, 'product.model.ready', product.id, at);
   });
 }

@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { FetchError } from '../../platform/fetch/types.js';
 import type { Job } from '../../platform/jobs/types.js';
-import { emitEvent } from '../events/events.js';
+import { emitProductEvent } from '../products/products.events.js';
 import { GENERATE_QUEUE } from '../products/order.service.js';
 import { INGEST_QUEUES, INGEST_RETRIES } from '../products/ingest-queues.js';
 import { loadProduct, updateProductRow } from '../products/products.repo.js';
@@ -76,7 +76,7 @@ async function finishImages(deps: Deps, product: ProductRecord, images: StoredIm
     if (!good.length) {
       const error = images[0]?.error ?? { code: 'no_product_images', message: 'No usable product image was found.' };
       await updateProductRow(trx, product.id, { images_status: 'failed', analysis: 'failed', error: JSON.stringify(error), step: 'failed', progress: null, updated_at: at });
-      if (current.generateModel) await failModel(trx, current, { code: 'no_usable_images', message: 'No usable image to build a model from.' }, data.generation_credits ?? 0, at);
+      if (current.generateModel) await failModel(deps, trx, current, { code: 'no_usable_images', message: 'No usable image to build a model from.' }, data.generation_credits ?? 0, at);
       return;
     }
     await updateProductRow(trx, product.id, {
@@ -91,7 +91,7 @@ async function finishImages(deps: Deps, product: ProductRecord, images: StoredIm
     if (current.generateModel) {
       await deps.jobs.enqueue(trx, GENERATE_QUEUE, { product_id: product.id, credits: data.generation_credits ?? 0 }, { retryLimit: 1 });
     }
-    await emitEvent(trx, product.orgId, 'product.images.ready', { id: product.id, images: good.length, rejected: images.length - good.length }, at);
+    await emitProductEvent(trx, deps.storage, 'product.images.ready', product.id, at);
   });
 }
 
@@ -154,13 +154,13 @@ async function failIngestion(deps: Deps, productId: string, error: ProblemInfo, 
     const p = await loadProduct(trx, productId);
     if (!p) return;
     if (p.source.kind === 'model_url') {
-      if (p.modelStatus !== 'ready' && p.modelStatus !== 'failed') await failModel(trx, p, error, 0, at);
+      if (p.modelStatus !== 'ready' && p.modelStatus !== 'failed') await failModel(deps, trx, p, error, 0, at);
       await updateProductRow(trx, p.id, { analysis: 'failed', updated_at: at });
       return;
     }
     if (p.imagesStatus !== 'ingesting') return;
     await updateProductRow(trx, p.id, { images_status: 'failed', analysis: 'failed', error: JSON.stringify(error), step: 'failed', progress: null, updated_at: at });
-    if (p.generateModel && p.modelStatus === 'queued') await failModel(trx, p, { code: 'no_usable_images', message: error.message }, data.generation_credits ?? 0, at);
+    if (p.generateModel && p.modelStatus === 'queued') await failModel(deps, trx, p, { code: 'no_usable_images', message: error.message }, data.generation_credits ?? 0, at);
   });
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import type { Executor } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import { emitEvent } from '../events/events.js';
+import { emitProductEvent } from '../products/products.events.js';
 import { addCredits } from '../orgs/orgs.repo.js';
 import { updateProductRow } from '../products/products.repo.js';
 import type { ImageOrigin, ProblemInfo, ProductRecord } from '../products/products.types.js';
@@ -81,8 +81,8 @@ export async function refundGeneration(trx: Executor, product: ProductRecord, cr
   await addCredits(trx, { id: newId('led'), orgId: product.orgId, delta: credits, reason: 'refund', ref: product.id, at });
 }
 
-export async function failModel(trx: Executor, product: ProductRecord, error: ProblemInfo, refundCredits: number, at: string) {
+export async function failModel(deps: Deps, trx: Executor, product: ProductRecord, error: ProblemInfo, refundCredits: number, at: string) {
   await updateProductRow(trx, product.id, { model_status: 'failed', error: JSON.stringify(error), step: 'failed', progress: null, updated_at: at });
   await refundGeneration(trx, product, refundCredits, at);
-  await emitEvent(trx, product.orgId, 'product.model.failed', { id: product.id, error }, at);
+  await emitProductEvent(trx, deps.storage, 'product.model.failed', product.id, at);
 }

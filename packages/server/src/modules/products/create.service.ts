@@ -5,7 +5,7 @@ import { inTransaction, isUniqueViolation, lockOrganization, type Executor } fro
 import { FetchError } from '../../platform/fetch/types.js';
 import { newId } from '../../platform/ids.js';
 import type { Principal } from '../auth/principal.js';
-import { emitEvent } from '../events/events.js';
+import { emitProductEvent } from './products.events.js';
 import { debitCredits, findOrganization } from '../orgs/orgs.repo.js';
 import { assertCredits, assertPlanAllows } from '../quotes/plan.js';
 import { priceOf, type CreateInput } from '../quotes/pricing.js';
@@ -277,6 +277,6 @@ async function writeNewProduct(
     { retryLimit: INGEST_RETRIES },
   );
   const product = (await findProduct(trx, p.productId, [p.orgId]))!;
-  await emitEvent(trx, p.orgId, 'product.created', { id: product.id, status: product.status, model_status: product.modelStatus }, p.at);
+  await emitProductEvent(trx, deps.storage, 'product.created', product.id, p.at);
   return product;
 }

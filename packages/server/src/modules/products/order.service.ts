@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../http/errors.js';
 import type { DB } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
 import type { Principal } from '../auth/principal.js';
-import { emitEvent } from '../events/events.js';
+import { emitProductEvent } from './products.events.js';
 import { debitCredits } from '../orgs/orgs.repo.js';
 import { assertCredits, assertPlanAllows } from '../quotes/plan.js';
 import type { QuotePayload } from '../quotes/quote-token.js';
@@ -82,6 +82,6 @@ export async function commitOrder(
     await deps.jobs.enqueue(trx, RENDER_QUEUE, { product_id: product.id, credits: payload.credits }, { retryLimit: 1 });
   }
   const updated = (await findProduct(trx, product.id, [org.id]))!;
-  await emitEvent(trx, org.id, 'product.updated', { id: updated.id, model_status: updated.modelStatus, order: op }, at);
+  await emitProductEvent(trx, deps.storage, 'product.updated', updated.id, at);
   return updated;
 }

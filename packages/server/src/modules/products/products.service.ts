@@ -5,6 +5,7 @@ import { readOrgs, writeOrg } from '../../http/reach.js';
 import { inTransaction, isUniqueViolation } from '../../platform/db/index.js';
 import type { Principal } from '../auth/principal.js';
 import { emitEvent } from '../events/events.js';
+import { emitProductEvent } from './products.events.js';
 import { normaliseTags } from './create.service.js';
 import {
   deleteProductRows,
@@ -83,7 +84,7 @@ export async function updateProduct(
     }
     if (tags) await replaceTags(trx, id, product.orgId, tags);
     const updated = (await findProduct(trx, id, [product.orgId]))!;
-    await emitEvent(trx, product.orgId, 'product.updated', { id, changed: Object.keys(body) }, at);
+    await emitProductEvent(trx, deps.storage, 'product.updated', id, at);
     return updated;
   });
 }
@@ -100,7 +101,7 @@ export async function deleteProducts(deps: Deps, principal: Principal, ids: stri
       .execute();
     await deleteProductRows(trx, found.map((f) => f.id));
     for (const f of found) {
-      await emitEvent(trx, f.org_id, 'product.deleted', { id: f.id, deleted: true }, at);
+      await emitEvent(trx, f.org_id, 'product.deleted', { object: 'product', id: f.id, deleted: true }, at);
       await deps.jobs.enqueue(trx, PURGE_QUEUE, { org_id: f.org_id, product_id: f.id });
     }
     return found.map((f) => f.id);
@@ -151,7 +152,7 @@ export async function publishProducts(
             updated_at: at,
             ...(status === 'published' ? { published_at: at } : {}),
           });
-          await emitEvent(trx, row.org_id, status === 'published' ? 'product.published' : 'product.updated', { id, status }, at);
+          await emitProductEvent(trx, deps.storage, status === 'published' ? 'product.published' : 'product.updated', id, at);
         }
         result.updated.push(id);
       }

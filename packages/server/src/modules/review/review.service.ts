@@ -3,7 +3,7 @@ import { notFound, validationFailed } from '../../http/errors.js';
 import { inTransaction } from '../../platform/db/index.js';
 import type { Principal } from '../auth/principal.js';
 import { mergeSettings, settingsProblem, type ImageSettingsInput } from '../assets/settings.schemas.js';
-import { emitEvent } from '../events/events.js';
+import { emitProductEvent } from '../products/products.events.js';
 import { findProduct, updateImageRow, updateProductRow } from '../products/products.repo.js';
 import type { ProductRecord, ProductStatus, ReviewStatus } from '../products/products.types.js';
 
@@ -63,8 +63,8 @@ export async function review(deps: Deps, principal: Principal, productId: string
     } else {
       await updateProductRow(trx, product.id, { updated_at: at });
     }
-    await emitEvent(trx, product.orgId, 'product.updated', { id: product.id, review: { images: body.images?.length ?? 0, model: Boolean(body.model), status: body.status ?? null } }, at);
-    if (publishing) await emitEvent(trx, product.orgId, 'product.published', { id: product.id, status: 'published' }, at);
+    await emitProductEvent(trx, deps.storage, 'product.updated', product.id, at);
+    if (publishing) await emitProductEvent(trx, deps.storage, 'product.published', product.id, at);
     return (await findProduct(trx, product.id, [product.orgId]))!;
   });
 }
