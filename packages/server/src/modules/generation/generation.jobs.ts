@@ -35,10 +35,22 @@ const refuseExternal = async (url: string): Promise<Buffer> => {
   throw new InputRejected('external_uri_refused', `a generated model must be self-contained (asked for ${url})`);
 };
 
+/**
+ * The turntable assumption: the product's own photos, in position order, are views at equal azimuth
+ * steps. A rejected or failed photo keeps its slot, so dropping it does not bend the other angles.
+ */
 async function loadViews(deps: Deps, product: ProductRecord): Promise<GeneratorView[]> {
-  const usable = product.images.filter((i) => i.storageKey && i.maskKey && !i.error && i.reviewStatus !== 'rejected' && i.origin !== 'rendered');
+  const shots = product.images.filter((i) => i.origin !== 'rendered').sort((a, b) => a.position - b.position);
+  const step = 360 / Math.max(1, shots.length);
+  const usable = shots
+    .map((image, slot) => ({ image, azimuthDeg: slot * step }))
+    .filter(({ image: i }) => i.storageKey && i.maskKey && !i.error && i.reviewStatus !== 'rejected');
   return Promise.all(
-    usable.map(async (i) => ({ image: await deps.storage.getBuffer(i.storageKey!), mask: await deps.storage.getBuffer(i.maskKey!) })),
+    usable.map(async ({ image, azimuthDeg }) => ({
+      image: await deps.storage.getBuffer(image.storageKey!),
+      mask: await deps.storage.getBuffer(image.maskKey!),
+      azimuthDeg,
+    })),
   );
 }
 
