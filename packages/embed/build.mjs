@@ -11,6 +11,19 @@ const here = dirname(fileURLToPath(import.meta.url));
 const outfile = join(here, 'dist', 'embed.js');
 const OWN_CODE_BUDGET_GZIP = 10 * 1024;
 
+// Said plainly here rather than as a resolver error deep in esbuild's output.
+for (const dependency of ['@google/model-viewer', 'three']) {
+  try {
+    import.meta.resolve(dependency);
+  } catch {
+    console.error(
+      `embed: ${dependency} is not installed, so dist/embed.js cannot be built.\n` +
+        '       It must be a dependency of packages/embed: npm install -w packages/embed @google/model-viewer@^4.4.0 three@^0.183.2',
+    );
+    process.exit(1);
+  }
+}
+
 const common = {
   absWorkingDir: here,
   entryPoints: ['src/index.ts'],

@@ -1,15 +1,15 @@
 /**
  * Shop themes often load model-viewer themselves, and registering a tag twice throws, which would
- * stop this whole module. While the bundled model-viewer evaluates, a second definition of its
- * tags is skipped (the page's own model-viewer is then used); release() restores the registry
- * exactly as it was, so the host page never sees the patch.
+ * stop this whole module (so would this bundle loaded twice, say from /embed.js and a versioned URL).
+ * While the bundled model-viewer evaluates, a tag that is already defined is left as it is and the
+ * page's own definition is used; release() then restores the registry exactly as it was, so the
+ * host page never sees the patch.
  */
-const GUARDED = new Set(['model-viewer']);
 const own = Object.getOwnPropertyDescriptor(customElements, 'define');
 const original = customElements.define;
 
 customElements.define = function define(this: CustomElementRegistry, name, ctor, options) {
-  if (GUARDED.has(name) && customElements.get(name)) return;
+  if (customElements.get(name)) return;
   return original.call(this, name, ctor, options);
 };
 

@@ -1,7 +1,7 @@
 import { ArTracker, type ArMode } from './features/ar.js';
 import { beaconQueue, watchView, type BeaconQueue } from './features/beacons.js';
 import { loadProduct, resolveApiBase, usdzUrl, viewerSettings, type FailureReason, type PublicProduct } from './features/loading.js';
-import { AR_ICON, STYLE } from './styles.js';
+import { SHADOW_HTML } from './shadow.js';
 
 export type ServiceModelState = 'empty' | 'loading' | 'ready' | 'error';
 export type ServiceModelErrorReason = FailureReason | 'model';
@@ -26,7 +26,6 @@ const MESSAGES: Record<ServiceModelErrorReason, string> = {
   model: 'The 3D model couldn’t be loaded.',
 };
 const RETRYABLE = new Set<ServiceModelErrorReason>(['network', 'server', 'rate_limited', 'model']);
-const AR_MODES = 'webxr scene-viewer quick-look';
 /** Where the bundle was loaded from: the default api-base. */
 const SCRIPT_URL = import.meta.url;
 
@@ -131,7 +130,7 @@ export class ServiceModelElement extends HTMLElement {
   }
 
   private reflect(name: string, value: string | null) {
-    if (value === null || value === undefined) this.removeAttribute(name);
+    if (value == null) this.removeAttribute(name);
     else this.setAttribute(name, String(value));
   }
 
@@ -153,24 +152,13 @@ export class ServiceModelElement extends HTMLElement {
     this.pending = true;
     queueMicrotask(() => {
       this.pending = false;
-      if (this.isConnected) this.load().catch((err) => this.fail(this.productId, 'config', null, String(err)));
+      if (this.isConnected) this.load().catch((err) => this.safely(() => this.fail(this.productId, 'config', null, String(err))));
     });
   }
 
   private render(): Ui {
     const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
-    root.innerHTML =
-      `<style>${STYLE}</style>` +
-      '<div class="frame" part="frame">' +
-      `<model-viewer part="viewer" ar ar-modes="${AR_MODES}" camera-controls touch-action="pan-y" ` +
-      'shadow-intensity="1" environment-image="neutral">' +
-      `<button class="ar-button" part="ar-button" slot="ar-button" type="button">${AR_ICON}<span>View in your space</span></button>` +
-      '</model-viewer>' +
-      '<div class="status" part="status" role="status" aria-live="polite">' +
-      '<span class="spinner" part="spinner" aria-hidden="true"></span>' +
-      '<span class="message" part="message"></span>' +
-      '<button class="retry" part="retry" type="button" hidden>Try again</button>' +
-      '</div></div>';
+    root.innerHTML = SHADOW_HTML;
     const $ = <T extends HTMLElement>(selector: string) => root.querySelector(selector) as T;
     const ui: Ui = {
       frame: $('.frame'),
@@ -210,6 +198,8 @@ export class ServiceModelElement extends HTMLElement {
     const apiBase = resolveApiBase(this.apiBase, SCRIPT_URL);
     if (!apiBase) return this.fail(productId, 'config', null, `api-base "${this.apiBase}" is not an http(s) URL.`);
 
+    // After a failed model load, the same src must count as new or model-viewer would not try again.
+    if (this.currentState === 'error') this.ui!.viewer.removeAttribute('src');
     this.setState('loading');
     const abort = (this.abort = new AbortController());
     const result = await loadProduct(apiBase, productId, key, abort.signal);
@@ -234,8 +224,11 @@ export class ServiceModelElement extends HTMLElement {
     set('shadow-intensity', settings.shadow_intensity ?? 1);
     set('camera-orbit', settings.camera_orbit);
     set('environment-image', settings.environment ?? 'neutral');
+    const unchanged = viewer.src === product.model_url && (viewer as { loaded?: boolean }).loaded;
     set('src', product.model_url);
     this.setState('loading');
+    // The same model already on screen sends no new `load`.
+    if (unchanged) this.onModelLoad();
     // A view counts what the shopper saw, poster included: it is watched from the moment something is shown.
     this.stopView = watchView(this, () => shown.beacons.add('view', shown.productId));
   }
@@ -251,7 +244,9 @@ export class ServiceModelElement extends HTMLElement {
     const detail = (event as CustomEvent<{ type?: string; sourceError?: unknown }>).detail;
     // model-viewer also reports WebXR trouble as `error`; only a failed model load is fatal here.
     if (!this.current || (detail?.type && detail.type !== 'loadfailure')) return;
-    this.fail(this.current.productId, 'model', null, `The model at ${this.current.product.model_url} could not be loaded: ${String(detail?.sourceError ?? 'unknown error')}`);
+    const url = this.current.product.model_url;
+    // The browser hides a CORS refusal behind a generic error, and it is the usual cause here.
+    this.fail(this.current.productId, 'model', null, `The model at ${url} could not be loaded (${String(detail?.sourceError ?? 'unknown error')}). Check that it is served with CORS headers for this page's origin.`);
   }
 
   private onArStart(mode: ArMode) {

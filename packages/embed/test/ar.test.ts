@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../server/src/test/app.js';
-import { allowOrigins, assertBuilt, launchChromium, productWithModel, startApi, startShop, usage, waitFor, type Api, type Shop } from './harness.js';
+import { allowOrigins, assertBuilt, elementWarnings, launchChromium, productWithModel, startApi, startShop, usage, waitFor, waitReady, type Api, type Shop } from './harness.js';
 
 let api: Api;
 let shop: Shop;
@@ -24,10 +24,11 @@ afterAll(async () => {
 
 async function open(productId: string, initScript?: () => void): Promise<Page> {
   const page = await (await browser.newContext()).newPage();
+  const warnings = elementWarnings(page);
   if (initScript) await page.addInitScript(initScript);
   await page.goto(shop.pageUrl(shop.origin, { 'product-id': productId, 'publishable-key': org.publishable_key, 'api-base': api.base }));
-  // AR starts from a loaded model. SwiftShader renders on the CPU, so a first model takes a while.
-  await waitFor(() => page.locator('service-model').evaluate((el: any) => el.state === 'ready'), 90_000, 250);
+  // AR starts from a loaded model.
+  await waitReady(page, warnings);
   return page;
 }
 

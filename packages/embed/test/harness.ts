@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { bearer, createTestApp, type TestApp } from '../../server/src/test/app.js';
 import { seedProduct } from '../../server/src/test/products.js';
 
@@ -211,4 +211,23 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false | null>
     if (Date.now() > until) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, stepMs));
   }
+}
+
+/** The element's own console explanations, for failure messages. */
+export function elementWarnings(page: Page): string[] {
+  const warnings: string[] = [];
+  page.on('console', (m) => m.text().startsWith('[service-model]') && warnings.push(m.text()));
+  return warnings;
+}
+
+/**
+ * Waits for the model to be on screen. SwiftShader renders on the CPU: compiling shaders and lighting
+ * a first model takes 15–30 s on two cores. On failure, says what the element reported instead.
+ */
+export async function waitReady(page: Page, warnings: string[], timeoutMs = 90_000): Promise<void> {
+  const state = () => page.locator('service-model').getAttribute('state');
+  // An error state is final: no need to wait out the timeout to report it.
+  await waitFor(async () => ['ready', 'error'].includes((await state()) ?? ''), timeoutMs, 250).catch(() => null);
+  const final = await state();
+  if (final !== 'ready') throw new Error(`the element is "${final}", not "ready": ${warnings.join(' | ') || 'it reported nothing'}`);
 }

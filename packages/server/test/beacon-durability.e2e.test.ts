@@ -45,7 +45,7 @@ async function buildIfNeeded() {
       continue;
     }
     try {
-      if (!distIsCurrent()) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe', timeout: 170_000 });
+      if (!distIsCurrent()) execFileSync('npm', ['run', 'build', '-w', 'packages/server'], { cwd: ROOT, stdio: 'pipe', timeout: 170_000 });
     } catch (err) {
       // tsc still emits when some other file has a type error; what matters here is this module's output.
       if (!distIsCurrent()) {

@@ -112,6 +112,8 @@ describe('GET /v1/usage: refused queries', () => {
 
   it('malformed parameters', async () => {
     expectValidation(await usage('start=last-week'), 'query.start');
+    // A leap second passes the format check but is no instant a Date can hold.
+    expectValidation(await usage('start=2030-06-30T23:59:60Z'), 'query.start');
     expectValidation(await usage('granularity=minute'), 'query.granularity');
     expectValidation(await usage('event_type=click'), 'query.event_type[0]');
     expectValidation(await usage('include_internal=maybe'), 'query.include_internal');

@@ -51,6 +51,10 @@ export function usageWindow(q: Pick<UsageQuery, 'start' | 'end' | 'granularity'>
   const start = askedStart ?? end - DEFAULT_WINDOW_DAYS * DAY_MS;
 
   const errors: { path: string; message: string }[] = [];
+  // The schema checks the format; a few valid-looking times (a leap second) still parse to nothing.
+  if (Number.isNaN(start)) errors.push({ path: 'query.start', message: 'is not a time this server can read' });
+  if (Number.isNaN(end)) errors.push({ path: 'query.end', message: 'is not a time this server can read' });
+  if (errors.length) throw validationFailed(errors);
   if (end <= start) errors.push({ path: 'query.end', message: 'must be after start' });
   else if (end - start > MAX_WINDOW_DAYS * DAY_MS) {
     errors.push({ path: 'query.start', message: `the window may span at most ${MAX_WINDOW_DAYS} days` });

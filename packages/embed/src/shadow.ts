@@ -3,7 +3,7 @@
  * the host page says otherwise (a height, or its own aspect-ratio, wins over the default).
  * Colours come from custom properties so a shop can match its theme without reaching into parts.
  */
-export const STYLE = `
+const STYLE = `
 :host {
   display: block;
   position: relative;
@@ -74,6 +74,23 @@ model-viewer {
 `;
 
 /** A cube in a frame: the common "view in your space" mark, drawn here so nothing is fetched. */
-export const AR_ICON =
+const AR_ICON =
   '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.6" aria-hidden="true">' +
   '<path d="M12 3l7 4v10l-7 4-7-4V7z"/><path d="M5 7l7 4 7-4M12 11v10"/></svg>';
+
+/**
+ * model-viewer gets every AR mode; it picks the one the device supports (WebXR on Android Chrome,
+ * Scene Viewer elsewhere on Android, Quick Look on iOS) and hides the AR button where none works.
+ */
+export const SHADOW_HTML =
+  `<style>${STYLE}</style>` +
+  '<div class="frame" part="frame">' +
+  '<model-viewer part="viewer" ar ar-modes="webxr scene-viewer quick-look" camera-controls touch-action="pan-y" ' +
+  'shadow-intensity="1" environment-image="neutral">' +
+  `<button class="ar-button" part="ar-button" slot="ar-button" type="button">${AR_ICON}<span>View in your space</span></button>` +
+  '</model-viewer>' +
+  '<div class="status" part="status" role="status" aria-live="polite">' +
+  '<span class="spinner" part="spinner" aria-hidden="true"></span>' +
+  '<span class="message" part="message"></span>' +
+  '<button class="retry" part="retry" type="button" hidden>Try again</button>' +
+  '</div></div>';
