@@ -57,16 +57,27 @@ async function authenticate(request: FastifyRequest, rule: AuthRule, auth: Authe
   throw new AppError('unauthenticated', 'No API key was given. Send "Authorization: Bearer <API key>".');
 }
 
+/**
+ * Browsers send no Origin on a same-origin GET; they do send Sec-Fetch-Site, which page scripts cannot
+ * set. Such a request comes from this API's own origin, which the project must still allow.
+ */
+function callerOrigin(request: FastifyRequest): string | undefined {
+  if (request.headers.origin) return request.headers.origin;
+  if (request.headers['sec-fetch-site'] === 'same-origin' && request.headers.host) return `${request.protocol}://${request.headers.host}`;
+  return undefined;
+}
+
 function authorize(request: FastifyRequest, rule: AuthRule, principal: Principal): void {
   if (principal.kind === 'publishable_key') {
     if (!rule.publishable) {
       throw forbidden('scope', 'A publishable key may only read a published product and send beacons; use a secret key.');
     }
-    if (!request.headers.origin) {
+    const origin = callerOrigin(request);
+    if (!origin) {
       throw forbidden('origin', 'A publishable key works only from a browser origin listed in its project\'s allowed_domains.');
     }
-    if (!originAllowed(request.headers.origin, principal.allowedDomains)) {
-      throw forbidden('origin', `Origin ${request.headers.origin} is not in this project's allowed_domains.`);
+    if (!originAllowed(origin, principal.allowedDomains)) {
+      throw forbidden('origin', `Origin ${origin} is not in this project's allowed_domains.`);
     }
   }
   if (principal.scopes === null) return;
@@ -112,8 +123,8 @@ export function registerAuth(app: FastifyInstance, deps: Deps, auth: Authenticat
     const principal = await authenticate(request, rule, auth);
     authorize(request, rule, principal);
     request.principal = principal;
-    if (principal.kind === 'publishable_key') {
-      reply.header('Access-Control-Allow-Origin', request.headers.origin as string);
+    if (principal.kind === 'publishable_key' && request.headers.origin) {
+      reply.header('Access-Control-Allow-Origin', request.headers.origin);
       reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
       reply.header('Vary', 'Origin');
     }

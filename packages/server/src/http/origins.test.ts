@@ -128,3 +128,33 @@ describe('publishable keys and CORS', () => {
     expect(bad.json().error.details.errors[0].path).toBe('body.allowed_domains[0]');
   });
 });
+
+describe('same-origin publishable requests', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  it('a same-origin browser request (no Origin, Sec-Fetch-Site: same-origin) is judged by the API host', async () => {
+    const app = await buildApp(t.deps);
+    app.get('/v1/pk-probe', { config: { auth: { scope: 'products:read', publishable: true } } }, async () => ({ ok: true }));
+    await app.ready();
+    // The project is set before this app's first request: each app caches resolved keys for a few seconds.
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/v1/projects/${t.org.project_id}`,
+      headers: bearer(t.org.secret_key),
+      payload: { allowed_domains: ['http://api.example'] },
+    });
+    const headers = { ...bearer(t.org.publishable_key), 'sec-fetch-site': 'same-origin' };
+    const refused = await app.inject({ method: 'GET', url: '/v1/pk-probe', headers: { ...headers, host: 'other.example' } });
+    expect(refused.statusCode).toBe(403);
+    const allowed = await app.inject({ method: 'GET', url: '/v1/pk-probe', headers: { ...headers, host: 'api.example' } });
+    expect(allowed.statusCode).toBe(200);
+    expect(allowed.headers['access-control-allow-origin']).toBeUndefined();
+    const crossSite = await app.inject({ method: 'GET', url: '/v1/pk-probe', headers: { ...bearer(t.org.publishable_key), 'sec-fetch-site': 'cross-site', host: 'api.example' } });
+    expect(crossSite.statusCode).toBe(403);
+    await app.close();
+  });
+});

@@ -20,6 +20,9 @@ export const filesRoutes =
         reply.header('Content-Length', String(head.bytes));
         reply.header('Cache-Control', 'public, max-age=31536000, immutable');
         reply.header('X-Content-Type-Options', 'nosniff');
+        // Models and images are loaded by the embed on shop origins: public, unguessable keys, no credentials.
+        reply.header('Access-Control-Allow-Origin', '*');
+        reply.header('Cross-Origin-Resource-Policy', 'cross-origin');
         return reply.type(head.contentType ?? 'application/octet-stream').send(body);
       } catch (err) {
         if (err instanceof BlobNotFoundError) throw notFound('file');
