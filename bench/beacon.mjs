@@ -6,8 +6,8 @@
 //
 // 100 connections by default, not the usual 10: beacons come from many browsers at once, and a
 // server that answers only once an event is on disk can serve N waiting clients at most
-// N / (commit time) times a second. With 10, this benchmark would measure the disk's fsync, which
-// it prints first so the result can be read against it.
+// N / (commit time) times a second. With 10, this benchmark mostly measures how long each answer
+// waits for its commit; the disk's fsync time is printed first so results can be read against it.
 //
 //   npm run build && node bench/beacon.mjs        (BENCH_CONNECTIONS, BENCH_DURATION, … as in bench/lib/load.mjs)
 import { tmpdir } from 'node:os';
