@@ -6,13 +6,14 @@
 //
 //   npm run build && node bench/product-read.mjs [--breakdown]
 //
-// --breakdown also measures, on Plinth only, requests that stop earlier on the same path (an
-// unknown route, /v1/health, a 401 and a 403), to show where the time per request goes.
+// --breakdown also measures requests that stop earlier on the same path (an unknown route,
+// /v1/health, a 403, a 404) with each server's CPU time per request, to show where the time goes.
 import { loadavg } from 'node:os';
 import { startBaseline } from './lib/baseline.mjs';
 import { compare } from './lib/compare.mjs';
 import { loadSettings, measure } from './lib/load.mjs';
 import { startPlinth } from './lib/plinth.mjs';
+import { cpuMs, pidListeningOn } from './products-lib/cpu.mjs';
 import { captureFullRoute, seedPublishedProduct } from './products-lib/seed.mjs';
 
 const GOAL = 0.7;
@@ -58,30 +59,32 @@ try {
   console.log(`ratio plinth/node:http requests/s: ${ratio.toFixed(2)}x (goal >= ${GOAL}x: ${ratio >= GOAL ? 'met' : 'NOT met'})`);
 
   if (breakdown) {
-    // Each step drops one piece of the work of the real request. The server is one thread kept
-    // busy by the connections, so 1/throughput approximates its time per request, and the
-    // differences between steps tell what each piece costs.
+    // Each step stops earlier on the same path, so the differences tell what each piece costs.
+    // CPU per request is read from the server process itself: on a shared machine requests/s
+    // mostly reflects how much CPU the scheduler handed out, CPU per request the work done.
+    const plinthPid = pidListeningOn(plinth.port);
+    const baselinePid = pidListeningOn(baseline.port);
     const steps = [
-      ['unknown route (404, no hooks with work)', { url: `${plinth.url}/v1/nope` }],
-      ['GET /v1/health (public route, probes)', { url: `${plinth.url}/v1/health` }],
-      ['pk read, no Origin (403 after auth)', { url: `${plinth.url}${path}`, headers: { authorization: headers.authorization } }],
-      ['pk read, unknown product (404 after one query)', { url: `${plinth.url}/v1/products/prod_00000000000000000000000000`, headers }],
-      ['pk read (200)', { url: `${plinth.url}${path}`, headers }],
+      ['node:http baseline (same bytes)', baselinePid, { url: `${baseline.url}${path}`, headers }],
+      ['unknown route (404)', plinthPid, { url: `${plinth.url}/v1/nope` }],
+      ['GET /v1/health', plinthPid, { url: `${plinth.url}/v1/health` }],
+      ['pk read, no Origin (403 after auth)', plinthPid, { url: `${plinth.url}${path}`, headers: { authorization: headers.authorization } }],
+      ['pk read, unknown product (404)', plinthPid, { url: `${plinth.url}/v1/products/prod_00000000000000000000000000`, headers }],
+      ['pk read (200)', plinthPid, { url: `${plinth.url}${path}`, headers }],
     ];
-    const rows = [];
-    for (const [label, target] of steps) {
-      const r = await measure(target, settings);
-      rows.push([label, r.requestsPerSecond, r.latency.p50, Object.keys(r.statusCodes).join('/')]);
-    }
-    console.log('\nbreakdown (plinth only, same settings):');
-    const width = Math.max(...rows.map((r) => r[0].length));
-    for (const [label, rps, p50, codes] of rows) {
+    console.log('\nbreakdown (each: warm-up, then measured with the server\'s CPU time read around it):');
+    const width = Math.max(...steps.map(([label]) => label.length));
+    for (const [label, pid, target] of steps) {
+      await measure(target, { ...settings, duration: settings.warmup, warmup: 0 });
+      const before = cpuMs(pid);
+      const r = await measure(target, { ...settings, warmup: 0 });
+      const cpuUs = ((cpuMs(pid) - before) * 1000) / r.requests;
       console.log(
-        `  ${label.padEnd(width)}  ${Math.round(rps).toLocaleString('en-US').padStart(7)} req/s  p50 ${p50.toFixed(3)} ms  ` +
-          `~${Math.round(1e6 / rps)} µs/req  status ${codes}`,
+        `  ${label.padEnd(width)}  ${Math.round(r.requestsPerSecond).toLocaleString('en-US').padStart(7)} req/s  ` +
+          `p50 ${r.latency.p50.toFixed(3)} ms  CPU ${Number.isFinite(cpuUs) ? Math.round(cpuUs) : 'n/a'} µs/req  ` +
+          `status ${Object.keys(r.statusCodes).join('/')}`,
       );
     }
-    console.log(`  node:http baseline                ${Math.round(b.requestsPerSecond).toLocaleString('en-US')} req/s`);
     console.log(`load average after breakdown: ${load()}`);
   }
 } finally {

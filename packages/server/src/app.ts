@@ -42,6 +42,13 @@ function validators() {
     (httpPart === 'body' ? body : url).compile(schema) as never;
 }
 
+/** Unique across processes (random prefix per app) and cheap per request (a counter). */
+function requestIds() {
+  const prefix = randomBytes(6).toString('base64url');
+  let n = 0;
+  return () => `req_${prefix}${(++n).toString(36)}`;
+}
+
 export interface AppOptions {
   /** log requests (off in tests) */
   logRequests?: boolean;
@@ -52,7 +59,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: !opts.logRequests }),
     bodyLimit: deps.config.bodyLimitBytes,
-    genReqId: () => `req_${randomBytes(9).toString('base64url')}`,
+    genReqId: requestIds(),
     trustProxy: false,
     ajv: { customOptions: { coerceTypes: 'array' } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -63,7 +70,8 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   });
   registerErrorHandling(app);
 
-  await app.register(cookie);
+  // Cookies are parsed only where a session can be used (see http/auth.ts), not on every request.
+  await app.register(cookie, { hook: false });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

@@ -48,7 +48,7 @@ async function authenticate(request: FastifyRequest, rule: AuthRule, auth: Authe
     if (!principal) throw new AppError('unauthenticated', 'The API key is invalid or has been revoked.');
     return principal;
   }
-  const cookie = request.cookies?.[SESSION_COOKIE];
+  const cookie = request.headers.cookie ? request.server.parseCookie(request.headers.cookie)[SESSION_COOKIE] : undefined;
   if (cookie && rule.session !== false) {
     const principal = await auth.fromSession(cookie);
     if (principal) return principal;

@@ -43,7 +43,7 @@ export const authRoutes =
         schema: { tags: ['Sessions'], summary: 'Sign out', security: [], response: { 204: Type.Null(), ...ErrorResponses } },
       },
       async (request, reply) => {
-        const token = request.cookies[SESSION_COOKIE];
+        const token = request.headers.cookie ? request.server.parseCookie(request.headers.cookie)[SESSION_COOKIE] : undefined;
         if (token) await auth.logout(token);
         reply.clearCookie(SESSION_COOKIE, { path: '/' });
         return reply.status(204).send(null);
