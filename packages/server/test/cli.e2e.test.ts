@@ -1,152 +1,16 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_BACKEND, testEnv } from '../src/test/env.js';
+import { TEST_BACKEND } from '../src/test/env.js';
+import { ensureBuilt, freshEnv, runCli, startServe, tearDown } from './cli-harness.js';
 
 /**
  * The built `plinth` command, run as an operator would: separate processes, real ports, the
  * backends of this vitest project (SQLite, or a fresh PostgreSQL database per data dir).
  */
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const CLI = join(ROOT, 'packages/server/bin/plinth.js');
-const DIST_ENTRY = join(ROOT, 'packages/server/dist/server.js');
-
-interface Exit {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
-interface Run extends Exit {
-  stdout: string;
-  stderr: string;
-}
-
-const children = new Set<ChildProcess>();
-const cleanups: Array<() => Promise<void>> = [];
-
-/** Both vitest projects may run this file at once; only one of them may run tsc into dist. */
-async function buildIfMissing() {
-  const lock = join(tmpdir(), 'plinth-cli-e2e-build.lock');
-  while (!existsSync(DIST_ENTRY)) {
-    try {
-      mkdirSync(lock);
-    } catch {
-      // A lock left by a killed run would otherwise block every later run until the hook times out.
-      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
-      if (since !== undefined && Date.now() - since > 200_000) rmSync(lock, { recursive: true, force: true });
-      await new Promise((r) => setTimeout(r, 500));
-      continue;
-    }
-    try {
-      if (!existsSync(DIST_ENTRY)) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe', timeout: 170_000 });
-    } catch (err) {
-      // tsc reports on stdout, which execFileSync's own message leaves out.
-      const e = err as { stdout?: Buffer; stderr?: Buffer };
-      throw new Error(`npm run build failed:\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`);
-    } finally {
-      rmSync(lock, { recursive: true, force: true });
-    }
-    if (!existsSync(DIST_ENTRY)) throw new Error(`npm run build succeeded but ${DIST_ENTRY} is missing`);
-  }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** A data dir (and, on postgres, an empty database) removed in afterAll. */
-async function freshEnv(extra: Record<string, string> = {}): Promise<Record<string, string>> {
-  const { env, cleanup } = await testEnv(extra);
-  cleanups.push(cleanup);
-  // The developer's own settings must not leak into the CLI and change what is tested.
-  const inherited = Object.fromEntries(
-    Object.entries(process.env).filter(
-      ([k]) => !k.startsWith('PLINTH_') && !['DATABASE_URL', 'REDIS_URL', 'STORAGE_URL', 'PUBLIC_URL', 'PORT', 'HOST'].includes(k),
-    ),
-  ) as Record<string, string>;
-  return { ...inherited, ...env };
-}
-
-function spawnCli(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  const out = { stdout: '', stderr: '' };
-  child.stdout!.on('data', (c: Buffer) => (out.stdout += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (out.stderr += c.toString()));
-  const exited = new Promise<Exit>((resolve) =>
-    child.on('exit', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    }),
-  );
-  return { child, out, exited };
-}
-
-async function runCli(args: string[], env: Record<string, string>): Promise<Run> {
-  const { out, exited } = spawnCli(args, env);
-  const exit = await exited;
-  return { ...exit, ...out };
-}
-
-async function until(what: string, check: () => boolean, exited: Promise<Exit>, timeoutMs = 45_000) {
-  let gone = null as Exit | null;
-  void exited.then((e) => (gone = e));
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (gone) throw new Error(`process exited (${JSON.stringify(gone)}) while waiting for ${what}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/**
- * `plinth serve` on a free port. Logs at info so readiness is the "plinth is serving" line: the
- * demo banner is written before it on the same pipe, so once it is seen the banner is complete.
- */
-async function serve(env: Record<string, string>, args: string[] = []) {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const proc = spawnCli(['serve', ...args], { ...env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: url, LOG_LEVEL: 'info' });
-  await until('"plinth is serving"', () => proc.out.stdout.includes('"msg":"plinth is serving"'), proc.exited).catch((err) => {
-    throw new Error(`${err.message}\nstdout:\n${proc.out.stdout}\nstderr:\n${proc.out.stderr}`);
-  });
-  const demoKey = /Secret key \(shown once\):\s+(sk_\S+)/.exec(proc.out.stdout)?.[1] ?? null;
-  const demoOrg = /created a demo organization \((org_[^)]+)\)/.exec(proc.out.stdout)?.[1] ?? null;
-  return {
-    url,
-    demoKey,
-    demoOrg,
-    out: proc.out,
-    /** SIGTERM, as a process manager would send it; reports how long the exit took. */
-    async stop(): Promise<Exit & { ms: number }> {
-      const started = Date.now();
-      proc.child.kill('SIGTERM');
-      const timer = setTimeout(() => proc.child.kill('SIGKILL'), 15_000);
-      const exit = await proc.exited;
-      clearTimeout(timer);
-      return { ...exit, ms: Date.now() - started };
-    },
-  };
-}
-
 const KEYS = ['org_id', 'project_id', 'publishable_key', 'secret_key', 'user_id'];
 
-beforeAll(buildIfMissing, 180_000);
+beforeAll(() => ensureBuilt(), 180_000);
 
-afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
-  for (const cleanup of cleanups) await cleanup();
-}, 30_000);
+afterAll(tearDown, 30_000);
 
 // Explicit: the vitest projects do not inherit the root testTimeout. Generous, because each CLI start
 // costs about a second of CPU and several times that on a loaded CI machine; idle, the file takes ~15 s.
@@ -210,10 +74,10 @@ describe(`plinth CLI, end to end (${TEST_BACKEND})`, { timeout: 60_000 }, () => 
 
   it('tried as a new user would: serve prints a demo key, the README curl works, a restart makes no second demo org', async () => {
     const env = await freshEnv();
-    const first = await serve(env);
+    const first = await startServe(env);
     expect(first.demoKey).toMatch(/^sk_/);
     expect(first.demoOrg).toMatch(/^org_/);
-    expect(first.out.stdout).toContain(`curl -H "Authorization: Bearer ${first.demoKey}" ${first.url}/v1/projects`);
+    expect(first.proc.out.stdout).toContain(`curl -H "Authorization: Bearer ${first.demoKey}" ${first.url}/v1/projects`);
 
     const res = await fetch(`${first.url}/v1/projects`, { headers: { Authorization: `Bearer ${first.demoKey}` } });
     expect(res.status).toBe(200);
@@ -228,9 +92,9 @@ describe(`plinth CLI, end to end (${TEST_BACKEND})`, { timeout: 60_000 }, () => 
     expect(stopped).toMatchObject({ code: 0, signal: null });
     expect(stopped.ms).toBeLessThan(5_000);
 
-    const again = await serve(env);
+    const again = await startServe(env);
     expect(again.demoKey).toBeNull();
-    expect(again.out.stdout).not.toContain('demo organization');
+    expect(again.proc.out.stdout).not.toContain('demo organization');
     // The first start's key still works against the same data: nothing was recreated.
     const res2 = await fetch(`${again.url}/v1/projects`, { headers: { Authorization: `Bearer ${first.demoKey}` } });
     expect(res2.status).toBe(200);
@@ -239,7 +103,7 @@ describe(`plinth CLI, end to end (${TEST_BACKEND})`, { timeout: 60_000 }, () => 
   });
 
   it('serve --no-worker serves the API and GET /v1/health reports every check', async () => {
-    const server = await serve(await freshEnv(), ['--no-worker']);
+    const server = await startServe(await freshEnv(), { args: ['--no-worker'] });
     expect(server.demoKey).toMatch(/^sk_/);
 
     const projects = await fetch(`${server.url}/v1/projects`, { headers: { Authorization: `Bearer ${server.demoKey}` } });
@@ -256,7 +120,7 @@ describe(`plinth CLI, end to end (${TEST_BACKEND})`, { timeout: 60_000 }, () => 
       expect(check).toMatchObject({ status: 'ok', kind: expect.any(String), latency_ms: expect.any(Number) });
     }
     expect(body.checks.database.kind).toBe(TEST_BACKEND);
-    expect(server.out.stdout).toContain('"worker":false');
+    expect(server.proc.out.stdout).toContain('"worker":false');
 
     const stopped = await server.stop();
     expect(stopped).toMatchObject({ code: 0, signal: null });
