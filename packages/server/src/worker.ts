@@ -12,6 +12,8 @@ import { registerWebhookJobs } from './modules/webhooks/webhooks.jobs.js';
 export function registerJobHandlers(deps: Deps): void {
   // sharp runs one thread by default on this kind of machine; use the cores we have.
   sharp.concurrency(Math.max(2, sharp.concurrency()));
+  // libvips' operation cache keeps decoded images around after a job; a worker rarely reuses them.
+  sharp.cache({ memory: 32, files: 0, items: 64 });
   registerIngestJobs(deps);
   registerExportJobs(deps);
   registerGenerationJobs(deps);
