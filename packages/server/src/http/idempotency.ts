@@ -58,7 +58,15 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
   let inserts = 0;
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (request, reply) => {
+  // Only POST routes get the two hooks: every other request would otherwise pay two async hook
+  // calls for nothing (a measurable share of a cached public read).
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().includes('POST')) return;
+    route.preHandler = [...[route.preHandler ?? []].flat(), preHandler];
+    route.onSend = [...[route.onSend ?? []].flat(), onSend];
+  });
+
+  const preHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     const key = request.headers['idempotency-key'];
     if (request.method !== 'POST' || key === undefined || !request.principal) return;
     if (typeof key !== 'string' || key.length < 1 || key.length > 255) {
@@ -110,9 +118,9 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
       await sleep(25 + Math.random() * 25);
     }
     throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress.', { reason: 'idempotency_in_progress' });
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const idem = request.idempotency;
     if (!idem) return payload;
     request.idempotency = null;
@@ -134,5 +142,5 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
       .where('key', '=', idem.key)
       .execute();
     return payload;
-  });
+  };
 }

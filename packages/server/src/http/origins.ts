@@ -14,7 +14,24 @@ export function normaliseOriginEntry(raw: string): string | null {
   return `${scheme}://${wildcard ?? ''}${host}${port && port !== defaultPort ? port : ''}`;
 }
 
+/**
+ * Parsed origins, since every publishable-key request checks one and a site sends the same few:
+ * bounded, as the header is the caller's to choose.
+ */
+const normalised = new Map<string, string | null>();
+const NORMALISED_MAX = 1_000;
+
 export function normaliseOrigin(origin: string): string | null {
+  let o = normalised.get(origin);
+  if (o === undefined) {
+    o = parseOrigin(origin);
+    if (normalised.size >= NORMALISED_MAX) normalised.clear();
+    normalised.set(origin, o);
+  }
+  return o;
+}
+
+function parseOrigin(origin: string): string | null {
   try {
     const u = new URL(origin);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;

@@ -19,17 +19,25 @@ import {
   Tag,
 } from './products.schemas.js';
 import { deleteProduct, deleteProducts, getProduct, listProductsFor, listTags, publishProducts, updateProduct } from './products.service.js';
-import { findProduct } from './products.repo.js';
+import { findProductRow, toProductRecord } from './products.repo.js';
 
 const read = { auth: { scope: 'products:read' } } as const;
 const write = { auth: { scope: 'products:write' } } as const;
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const tags = ['Products'];
+/**
+ * The public read is what every storefront page view makes, and its answer stays the same until the
+ * product changes, so answers are kept briefly per (organization, id). A change (unpublish, delete,
+ * a new model) shows within this time, as a revoked key does within the key cache's 5 s.
+ */
+const PUBLIC_CACHE_MS = 2_000;
+const PUBLIC_CACHE_MAX = 10_000;
 
 export const productsRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const json = (p: Parameters<typeof productJson>[0]) => productJson(p, deps.storage);
+    const publicAnswers = new Map<string, { body: string; expires: number }>();
 
     app.post(
       '/v1/products',
@@ -130,10 +138,19 @@ export const productsRoutes =
       async (request, reply) => {
         const principal = request.principal;
         if (principal.kind === 'publishable_key') {
-          const product = await findProduct(deps.database.db, request.params.id, principal.orgIds);
-          if (!product || product.status !== 'published' || product.modelStatus !== 'ready') throw notFound('product');
-          // Sent as a string: the five fields exactly, past the response serializer of the full record.
-          return reply.type('application/json; charset=utf-8').send(JSON.stringify(publicProjection(product, deps.storage)) as never);
+          const key = `${principal.orgIds.join(',')}/${request.params.id}`;
+          const now = Date.now();
+          let cached = publicAnswers.get(key);
+          if (!cached || cached.expires <= now) {
+            // The projection uses no images: the row alone, one query instead of two.
+            const row = await findProductRow(deps.database.db, request.params.id, principal.orgIds);
+            if (!row || row.status !== 'published' || row.model_status !== 'ready') throw notFound('product');
+            // Sent as a string: the five fields exactly, past the response serializer of the full record.
+            cached = { body: JSON.stringify(publicProjection(toProductRecord(row, []), deps.storage)), expires: now + PUBLIC_CACHE_MS };
+            if (publicAnswers.size >= PUBLIC_CACHE_MAX) publicAnswers.clear();
+            publicAnswers.set(key, cached);
+          }
+          return reply.type('application/json; charset=utf-8').send(cached.body as never);
         }
         return reply.type('application/json; charset=utf-8').send(JSON.stringify(json(await getProduct(deps, principal, request.params.id))) as never);
       },

@@ -31,8 +31,30 @@ function openSqlite(file: string): Database {
   raw.pragma('synchronous = FULL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: raw }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   return finish(db, 'sqlite', file);
+}
+
+/**
+ * Kysely's SQLite driver calls prepare() for every query, so SQLite parses and plans the same SQL
+ * text on every request; keeping the prepared statements makes a repeated query cost its execution
+ * only. Sharing one statement is safe: better-sqlite3 runs it to completion synchronously, and the
+ * driver's connection mutex lets one query at a time use the connection.
+ */
+function withStatementCache(raw: SqliteDatabase.Database, max = 500) {
+  const statements = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => raw.close(),
+    prepare(sql: string) {
+      const hit = statements.get(sql);
+      if (hit) return hit;
+      const stmt = raw.prepare(sql);
+      // Texts vary with list lengths (`in (?, ?)`) and bulk inserts: bounded, oldest first out.
+      if (statements.size >= max) statements.delete(statements.keys().next().value as string);
+      statements.set(sql, stmt);
+      return stmt;
+    },
+  };
 }
 
 function openPostgres(url: string): Database {
