@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchema } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { Deps } from './deps.js';
 import { registerAuth } from './http/auth.js';
@@ -49,6 +49,17 @@ function requestIds() {
   return () => `req_${prefix}${(++n).toString(36)}`;
 }
 
+/**
+ * Query fields with a default (limit, offset) are validated as required after ajv fills the default in;
+ * to a client they are optional, and the document says so.
+ */
+function documentDefaults({ schema, url }: { schema: FastifySchema; url: string }) {
+  const query = schema?.querystring as { properties?: Record<string, { default?: unknown }>; required?: string[] } | undefined;
+  if (!query?.required || !query.properties) return { schema, url };
+  const required = query.required.filter((name) => query.properties![name]?.default === undefined);
+  return { schema: { ...schema, querystring: { ...query, required } }, url };
+}
+
 export interface AppOptions {
   /** log requests (off in tests) */
   logRequests?: boolean;
@@ -91,6 +102,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
       },
       security: [{ apiKey: [] }, { session: [] }],
     },
+    transform: documentDefaults,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   app.get('/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());

@@ -112,6 +112,8 @@ describe('OpenAPI', () => {
     for (const path of ['/v1/health', '/v1/api_keys', '/v1/api_keys/{id}', '/v1/projects', '/v1/projects/{id}']) {
       expect(doc.paths).toHaveProperty([path]);
     }
+    const params = doc.paths['/v1/projects'].get.parameters as { name: string; required?: boolean }[];
+    expect(params.find((p) => p.name === 'limit')?.required).toBe(false);
     const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
     expect(docs.statusCode).toBe(200);
     expect(docs.headers['content-type']).toContain('text/html');
