@@ -254,6 +254,27 @@ describe(`jobs (${TEST_BACKEND})`, () => {
     expect(runs[0].at - startedAt).toBeGreaterThanOrEqual(1000); // not before the lease ran out
   }, 60_000);
 
+  it('keeps a job that runs longer than its lease claimed by its live worker: it runs once and completes', async () => {
+    const name = uniqueName('long');
+    const lease = { PLINTH_JOB_LEASE_SECONDS: '1' };
+    const starts: number[] = [];
+    const a = queue(lease);
+    const b = queue(lease);
+    await a.open();
+    await b.open();
+    const handler = async (job: Job) => {
+      starts.push(job.attempt);
+      await sleep(4000); // four leases
+    };
+    a.register(name, handler);
+    b.register(name, handler);
+    await a.start();
+    await b.start();
+    const id = await a.enqueue(database.db, name, {});
+    await waitFor('the job to complete', async () => (await stored(id))?.state === 'completed', 30_000);
+    expect(starts).toEqual([1]);
+  }, 60_000);
+
   it('close() waits for a running job to finish', async () => {
     const name = uniqueName('graceful');
     let started = false;

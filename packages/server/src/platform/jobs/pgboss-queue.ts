@@ -1,5 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import PgBoss from 'pg-boss';
+
+type JobWithMetadata<T> = PgBoss.JobWithMetadata<T>;
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Database, Executor } from '../db/index.js';
@@ -13,9 +15,11 @@ const MAX_EXPIRE_SECONDS = 23 * 3600;
 
 /**
  * pg-boss 10 in the application's PostgreSQL database (its own `pgboss` schema, its own small pool).
- * A job's lease is pg-boss's expiration: a job left active longer than `leaseSeconds` (its worker was killed)
- * is failed by maintenance and retried. pg-boss 10 has no heartbeat, so a handler must also finish within
- * the lease; pg-boss fails the attempt when it does not.
+ * A job's lease is pg-boss's expiration: a job left active longer than `leaseSeconds` is failed by maintenance
+ * and retried. pg-boss 10 has no heartbeat and its own `work()` cuts a handler off at the expiration, so this
+ * adapter runs its own fetch loop (pg-boss's `fetch`, a `SKIP LOCKED` claim) and extends the expiration of each
+ * running job every third of a lease: a generation that runs for minutes keeps its claim while its worker lives,
+ * and a killed worker's job is retried one lease later. (pg-boss 11 and 12 need Node 22; Plinth runs on 20.)
  */
 export class PgBossJobQueue implements JobQueue {
   readonly kind = 'pg-boss' as const;
@@ -28,6 +32,10 @@ export class PgBossJobQueue implements JobQueue {
   private readonly pollingIntervalSeconds: number;
   private readonly closeTimeoutMs: number;
   private opening: Promise<void> | null = null;
+  private readonly loops: Promise<void>[] = [];
+  private readonly running = new Set<RunningJob>();
+  private readonly idle = new IdleWait();
+  private stopping = false;
   private started = false;
   private closed = false;
 
@@ -123,9 +131,23 @@ export class PgBossJobQueue implements JobQueue {
     this.closed = true;
     if (!this.opening) return;
     await this.opening.catch(() => {});
-    // Stops fetching, waits for running handlers up to the timeout, then fails the unfinished ones back to
-    // 'retry' (pg-boss counts that as an attempt) and closes pg-boss's pool.
-    await this.boss.stop({ graceful: true, wait: true, close: true, timeout: this.closeTimeoutMs });
+    // Stop fetching, wait for running handlers up to the timeout, then give the unfinished ones back as a
+    // failed attempt (retried by whoever fetches next), as pg-boss's own graceful stop does.
+    this.stopping = true;
+    this.idle.wakeAll();
+    const running = [...this.running];
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.closeTimeoutMs)));
+    await Promise.race([Promise.all(running.map((r) => r.done)), timeout]);
+    clearTimeout(timer);
+    for (const entry of this.running) {
+      entry.released = true;
+      await this.boss
+        .fail(entry.name, entry.id, { message: 'worker stopped before the job finished' })
+        .catch((err: unknown) => this.logger.error({ err, job: entry.id }, 'could not release a running job'));
+    }
+    await Promise.race([Promise.all(this.loops), new Promise((r) => setTimeout(r, 2000))]);
+    await this.boss.stop({ graceful: false, wait: true, close: true, timeout: 1000 });
   }
 
   async ping(): Promise<void> {
@@ -153,22 +175,97 @@ export class PgBossJobQueue implements JobQueue {
     return created;
   }
 
-  /** pg-boss 10.4 has no per-worker concurrency option, so concurrency is that many one-job workers. */
+  /** `concurrency` fetch loops per queue, each running one job at a time. */
   private async startWorkers(name: string): Promise<void> {
     await this.ensureQueue(name);
     const handler = this.handlers.get(name)!;
-    const options = { batchSize: 1, includeMetadata: true as const, pollingIntervalSeconds: this.pollingIntervalSeconds };
-    for (let i = 0; i < this.config.jobs.concurrency; i++) {
-      await this.boss.work<Record<string, unknown>>(name, options, async ([job]) => {
-        const attempt = job.retryCount + 1;
-        try {
-          await handler({ id: job.id, name: job.name, data: job.data ?? {}, attempt });
-        } catch (err) {
-          const left = job.retryLimit - job.retryCount;
-          this.logger.warn({ err, job: job.id, queue: name, attempt }, left > 0 ? 'job failed; will retry' : 'job failed; no attempts left');
-          throw err;
-        }
-      });
+    for (let i = 0; i < this.config.jobs.concurrency; i++) this.loops.push(this.workLoop(name, handler));
+  }
+
+  private async workLoop(name: string, handler: JobHandler): Promise<void> {
+    while (!this.stopping) {
+      let job: JobWithMetadata<Record<string, unknown>> | undefined;
+      try {
+        const jobs = await this.boss.fetch<Record<string, unknown>>(name, { batchSize: 1, includeMetadata: true });
+        job = jobs?.[0];
+      } catch (err) {
+        if (this.stopping) return;
+        this.logger.warn({ err, queue: name }, 'could not fetch jobs; retrying');
+      }
+      if (!job) {
+        await this.idle.wait(this.pollingIntervalSeconds * 1000);
+        continue;
+      }
+      await this.runOne(name, handler, job);
     }
+  }
+
+  private async runOne(name: string, handler: JobHandler, job: JobWithMetadata<Record<string, unknown>>): Promise<void> {
+    const attempt = job.retryCount + 1;
+    const entry: RunningJob = { name, id: job.id, released: false, done: Promise.resolve() };
+    const heartbeat = setInterval(() => void this.extend(entry), Math.max(250, Math.floor((this.expireInSeconds * 1000) / 3)));
+    let settle = () => {};
+    entry.done = new Promise<void>((resolve) => (settle = resolve));
+    this.running.add(entry);
+    try {
+      await handler({ id: job.id, name: job.name, data: job.data ?? {}, attempt });
+      clearInterval(heartbeat);
+      if (!entry.released) await this.boss.complete(name, job.id);
+    } catch (err) {
+      clearInterval(heartbeat);
+      const left = job.retryLimit - job.retryCount;
+      this.logger.warn({ err, job: job.id, queue: name, attempt }, left > 0 ? 'job failed; will retry' : 'job failed; no attempts left');
+      if (!entry.released) {
+        const message = err instanceof Error ? err.message : String(err);
+        await this.boss.fail(name, job.id, { message }).catch((e: unknown) => this.logger.error({ err: e, job: job.id }, 'could not record a job failure'));
+      }
+    } finally {
+      clearInterval(heartbeat);
+      this.running.delete(entry);
+      settle();
+    }
+  }
+
+  /** Pushes the job's expiration one lease past now, while it is still ours and active. */
+  private async extend(entry: RunningJob): Promise<void> {
+    if (entry.released) return;
+    try {
+      await this.boss.getDb().executeSql(
+        `UPDATE pgboss.job SET expire_in = (now() - started_on) + make_interval(secs => $3)
+         WHERE name = $1 AND id = $2 AND state = 'active'`,
+        [entry.name, entry.id, this.expireInSeconds],
+      );
+    } catch (err) {
+      this.logger.warn({ err, job: entry.id }, 'job heartbeat failed');
+    }
+  }
+}
+
+interface RunningJob {
+  name: string;
+  id: string;
+  /** set when close() gave the job back; the late-finishing handler must then leave it alone */
+  released: boolean;
+  done: Promise<void>;
+}
+
+/** A sleep that close() can cut short. */
+class IdleWait {
+  private wakers = new Set<() => void>();
+
+  wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakers.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakers.add(done);
+    });
+  }
+
+  wakeAll(): void {
+    for (const wake of [...this.wakers]) wake();
   }
 }
