@@ -11,6 +11,7 @@ import type { RateLimiter } from './platform/ratelimit/types.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { createMailer, type Mailer } from './platform/mail/index.js';
 import type { Logger } from './logger.js';
+import { Background } from './platform/background.js';
 import { ALL_QUEUES } from './queues.js';
 
 /** Everything a service may touch, passed explicitly; no globals. */
@@ -24,6 +25,8 @@ export interface Deps {
   mailer: Mailer;
   clock: Clock;
   logger: Logger;
+  /** loops started beside the job workers, stopped first on close */
+  background: Background;
 }
 
 /** Picks the adapters the config asks for. Nothing else decides between SQLite/PostgreSQL, disk/S3, … */
@@ -43,10 +46,12 @@ export async function createDeps(config: Readonly<Config>, logger: Logger, overr
     mailer: overrides.mailer ?? createMailer(config),
     clock: overrides.clock ?? systemClock,
     logger,
+    background: overrides.background ?? new Background(),
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.background.close();
   await deps.jobs.close();
   await Promise.allSettled([deps.rateLimiter.close(), deps.fetcher.close(), deps.storage.close(), deps.mailer.close()]);
   await deps.database.close();

@@ -1,4 +1,4 @@
-import type { Executor } from '../../platform/db/index.js';
+import { notify, type Executor } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
 
 export const EVENT_TYPES = [
@@ -13,6 +13,9 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** Wakes the webhook dispatchers when an event commits. */
+export const OUTBOX_CHANNEL = 'plinth_outbox';
+
 /**
  * The outbox: an event row is written through the caller's executor, so it exists exactly when the
  * change that caused it was committed. The webhook worker delivers from here.
@@ -23,5 +26,6 @@ export async function emitEvent(db: Executor, orgId: string, type: EventType, ob
     .insertInto('events')
     .values({ id, org_id: orgId, type, data: JSON.stringify({ object }), created_at: at })
     .execute();
+  await notify(db, OUTBOX_CHANNEL);
   return id;
 }

@@ -39,6 +39,17 @@ export async function lockDispatchState(trx: Transaction<DB>, at: string): Promi
   return { scannedSeq: Number(row.scanned_seq), gaps: JSON.parse(row.gaps) as Gap[], chainToken: row.chain_token };
 }
 
+/** Where the scan stands and the newest event, read without taking the dispatcher's lock or writing anything. */
+export async function peekDispatch(db: Executor): Promise<{ scannedSeq: number; gaps: Gap[]; newestSeq: number }> {
+  const row = await db.selectFrom('webhook_dispatch').select(['scanned_seq', 'gaps']).where('id', '=', STATE_ID).executeTakeFirst();
+  const newest = await db.selectFrom('events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+  return {
+    scannedSeq: Number(row?.scanned_seq ?? 0),
+    gaps: row ? (JSON.parse(row.gaps) as Gap[]) : [],
+    newestSeq: Number(newest?.seq ?? 0),
+  };
+}
+
 export async function saveDispatchState(trx: Transaction<DB>, state: DispatchState, at: string): Promise<void> {
   await trx
     .updateTable('webhook_dispatch')

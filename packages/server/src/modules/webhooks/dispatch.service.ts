@@ -8,6 +8,7 @@ import {
   existingDeliveryKeys,
   insertDeliveries,
   lockDispatchState,
+  peekDispatch,
   pendingQueueKeys,
   saveDispatchState,
   type DispatchState,
@@ -16,17 +17,17 @@ import {
 } from './dispatch.repo.js';
 import { enqueueDelivery, newJobToken } from './delivery.service.js';
 import { lockEnabledEndpoints } from './webhooks.repo.js';
-import { ALL_EVENTS, DISPATCH_QUEUE, type EndpointRecord } from './webhooks.types.js';
+import { OUTBOX_CHANNEL } from '../events/events.js';
+import { ALL_EVENTS, type EndpointRecord } from './webhooks.types.js';
 
 /** Events read per run; a full batch makes the next run start at once. */
 export const DISPATCH_BATCH = 500;
+/** SQLite's poll, and PostgreSQL's safety net behind NOTIFY; idle polls only read. */
 export const DEFAULT_DISPATCH_INTERVAL_MS = 1000;
 export const DEFAULT_GAP_GRACE_MS = 10 * 60 * 1000;
 /** A hole wider than this is not transactions in flight (a pool holds a few dozen) but deleted rows. */
 const MAX_GAP_SPAN = 1000;
 const MAX_GAPS = 5000;
-/** The chain must outlive a database outage; each failed run is retried with the queue's backoff. */
-const CHAIN_RETRIES = 50;
 
 export interface DispatchOptions {
   intervalMs: number;
@@ -146,29 +147,64 @@ export async function dispatchPending(deps: Deps, graceMs = DEFAULT_GAP_GRACE_MS
 }
 
 /**
- * One link of the dispatcher's job chain. Each run enqueues its successor in the transaction that
- * moves the scan forward, under a fresh token; a run whose token is no longer the stored one (an older
- * chain, or a job re-run after a crash that already committed) stops, so exactly one chain lives on.
+ * Scans the outbox only when there is something to scan: a newer event than the stored position, or a
+ * remembered gap that has shown up or expired. An idle dispatcher reads two rows and writes nothing.
+ * Returns true when a full batch was read (more may be waiting).
  */
-export async function dispatchTick(deps: Deps, token: string, opts: DispatchOptions): Promise<void> {
+export async function dispatchIfPending(deps: Deps, graceMs = DEFAULT_GAP_GRACE_MS): Promise<boolean> {
+  const peek = await peekDispatch(deps.database.db);
+  const now = deps.clock.now().getTime();
+  let pending = peek.newestSeq > peek.scannedSeq || peek.gaps.some((g) => now - Date.parse(g.since) >= graceMs);
+  if (!pending && peek.gaps.length) pending = (await eventsWithSeqs(deps.database.db, peek.gaps.map((g) => g.seq))).length > 0;
+  if (!pending) return false;
   const at = deps.clock.now().toISOString();
-  await inTransaction(deps.database.db, async (trx) => {
+  return inTransaction(deps.database.db, async (trx) => {
     const state = await lockDispatchState(trx, at);
-    if (state.chainToken !== token) return;
-    const result = await dispatchBatch(deps, trx, state, at, opts.gapGraceMs);
-    const next = newJobToken();
-    await saveDispatchState(trx, { ...result.state, chainToken: next }, at);
-    await deps.jobs.enqueue(trx, DISPATCH_QUEUE, { token: next }, { delaySeconds: result.full ? 0 : opts.intervalMs / 1000, retryLimit: CHAIN_RETRIES });
+    const result = await dispatchBatch(deps, trx, state, at, graceMs);
+    await saveDispatchState(trx, result.state, at);
+    return result.full;
   });
 }
 
-/** Starts a new chain when a worker starts; any older chain ends at its next run. */
-export async function startDispatchChain(deps: Deps): Promise<void> {
-  const at = deps.clock.now().toISOString();
-  await inTransaction(deps.database.db, async (trx) => {
-    const state = await lockDispatchState(trx, at);
-    const token = newJobToken();
-    await saveDispatchState(trx, { ...state, chainToken: token }, at);
-    await deps.jobs.enqueue(trx, DISPATCH_QUEUE, { token }, { retryLimit: CHAIN_RETRIES });
-  });
+/**
+ * The worker's dispatcher: wakes when an event commits (PostgreSQL NOTIFY) or every `intervalMs` (SQLite,
+ * and a safety net for a missed notification), and fans new events out to deliveries. Several workers may
+ * run one each: the state row's lock makes their scans take turns. Idle, it writes nothing.
+ */
+export function startDispatcher(deps: Deps, opts: DispatchOptions & { listen?: boolean }): () => Promise<void> {
+  let stopped = false;
+  let wake: (() => void) | null = null;
+  let woken = false;
+  const poke = () => {
+    woken = true;
+    wake?.();
+  };
+  const unlisten = opts.listen === false ? Promise.resolve(null) : deps.database.listen(OUTBOX_CHANNEL, poke).catch(() => null);
+  const loop = (async () => {
+    await unlisten;
+    while (!stopped) {
+      woken = false;
+      try {
+        while (!stopped && (await dispatchIfPending(deps, opts.gapGraceMs)));
+      } catch (err) {
+        if (!stopped) deps.logger.warn({ err }, 'webhook dispatch failed; will retry');
+      }
+      if (stopped || woken) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, opts.intervalMs);
+        function done() {
+          clearTimeout(timer);
+          wake = null;
+          resolve();
+        }
+        wake = done;
+      });
+    }
+  })();
+  return async () => {
+    stopped = true;
+    wake?.();
+    await loop;
+    await (await unlisten)?.();
+  };
 }

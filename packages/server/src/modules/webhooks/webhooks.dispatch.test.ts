@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
-import { advanceScan, dispatchPending, dispatchTick, orderingKey, startDispatchChain } from './dispatch.service.js';
+import { notify } from '../../platform/db/index.js';
+import { OUTBOX_CHANNEL } from '../events/events.js';
+import { advanceScan, dispatchIfPending, dispatchPending, orderingKey, startDispatcher } from './dispatch.service.js';
 
 /**
  * The dispatcher without a worker: events are written with chosen seq values to play out what
@@ -69,21 +71,33 @@ describe('dispatch: the outbox scan', { timeout: 30_000 }, () => {
   });
 });
 
-describe('dispatch: the job chain', { timeout: 30_000 }, () => {
-  it('only the newest chain token runs; a stale link changes nothing and enqueues nothing', async () => {
-    await startDispatchChain(t.deps);
-    const first = (await state()).chain_token;
-    await startDispatchChain(t.deps);
-    const second = (await state()).chain_token;
-    expect(first).not.toBe(second);
-    const jobsBefore = await t.deps.database.db.selectFrom('jobs').select('id').where('queue', '=', 'webhooks.dispatch').execute();
-    await dispatchTick(t.deps, first!, { intervalMs: 1000, gapGraceMs: 1000 });
-    expect((await state()).chain_token).toBe(second);
-    const jobsAfter = await t.deps.database.db.selectFrom('jobs').select('id').where('queue', '=', 'webhooks.dispatch').execute();
-    if (t.deps.jobs.kind === 'local') expect(jobsAfter.length).toBe(jobsBefore.length);
+describe('dispatch: quiet when idle', { timeout: 30_000 }, () => {
+  it('an idle dispatcher writes nothing; a committed event wakes it and becomes a delivery', async () => {
+    await t.deps.database.db.updateTable('webhook_dispatch').set({ gaps: '[]' }).execute();
+    await dispatchPending(t.deps);
+    const before = await state();
+    expect(await dispatchIfPending(t.deps)).toBe(false);
+    expect(await dispatchIfPending(t.deps)).toBe(false);
+    const after = await state();
+    expect(after.updated_at).toBe(before.updated_at); // not even the lock's touch
+    const jobs = await t.deps.database.db.selectFrom('jobs').select('id').where('queue', '=', 'webhooks.dispatch').execute().catch(() => []);
+    expect(jobs).toHaveLength(0);
 
-    await dispatchTick(t.deps, second!, { intervalMs: 1000, gapGraceMs: 1000 });
-    expect((await state()).chain_token).not.toBe(second);
+    const stop = startDispatcher(t.deps, { intervalMs: 60_000, gapGraceMs: 60_000 });
+    try {
+      const s = nextSeq;
+      nextSeq += 10;
+      await t.deps.database.db.updateTable('webhook_dispatch').set({ scanned_seq: s - 1, gaps: '[]' }).execute();
+      await insertEvent(s, 'prod_idle');
+      await notify(t.deps.database.db, OUTBOX_CHANNEL);
+      // SQLite has no NOTIFY: one explicit scan stands in for the poll; PostgreSQL's listener must wake on its own.
+      if (t.deps.database.kind === 'sqlite') await dispatchIfPending(t.deps);
+      const deadline = Date.now() + 10_000;
+      while (Number((await state()).scanned_seq) < s && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(Number((await state()).scanned_seq)).toBeGreaterThanOrEqual(s);
+    } finally {
+      await stop();
+    }
   });
 });
 

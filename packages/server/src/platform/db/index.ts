@@ -1,7 +1,7 @@
 import SqliteDatabase from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations.js';
 import type { DB } from './schema.js';
@@ -16,7 +16,22 @@ export interface Database {
   url: string;
   migrate(): Promise<void>;
   ping(): Promise<void>;
+  /**
+   * Calls `onNotify` when another connection sends `notify(channel)` (PostgreSQL LISTEN, on a connection of its own
+   * that reconnects after an outage). SQLite has no such signal: it returns null and the caller polls.
+   */
+  listen(channel: string, onNotify: () => void): Promise<(() => Promise<void>) | null>;
   close(): Promise<void>;
+}
+
+/**
+ * Wakes the listeners of `channel` once the caller's transaction commits (PostgreSQL NOTIFY is transactional);
+ * a no-op on SQLite, whose single process polls instead.
+ */
+export async function notify(executor: Executor, channel: string): Promise<void> {
+  if (executor.getExecutor().adapter instanceof PostgresAdapter) {
+    await sql`select pg_notify(${channel}, '')`.execute(executor);
+  }
 }
 
 export function openDatabase(url: string): Database {
@@ -81,6 +96,7 @@ function finish(db: Kysely<DB>, kind: 'sqlite' | 'postgres', url: string): Datab
     async ping() {
       await sql`select 1`.execute(db);
     },
+    listen: (channel, onNotify) => (kind === 'postgres' ? listenPostgres(url, channel, onNotify) : Promise.resolve(null)),
     async close() {
       await db.destroy();
     },
@@ -107,4 +123,40 @@ export async function lockOrganization(trx: Transaction<DB>, kind: Database['kin
   if (kind === 'postgres') {
     await trx.selectFrom('organizations').select('id').where('id', '=', orgId).forUpdate().execute();
   }
+}
+
+/** A dedicated client for LISTEN; on any error it reconnects after a second and wakes the listener (it may have missed a notification). */
+async function listenPostgres(url: string, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    if (stopped) return;
+    const c = new pg.Client({ connectionString: url, application_name: 'plinth-listen' });
+    c.on('notification', (msg) => {
+      if (msg.channel === channel) onNotify();
+    });
+    c.on('error', () => {
+      if (client !== c) return;
+      client = null;
+      c.end().catch(() => {});
+      retry = setTimeout(() => void connect().then(onNotify, () => {}), 1000);
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN "${channel.replace(/"/g, '""')}"`);
+      client = c;
+    } catch {
+      c.end().catch(() => {});
+      retry = setTimeout(() => void connect().then(onNotify, () => {}), 1000);
+    }
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    const c = client;
+    client = null;
+    await c?.end().catch(() => {});
+  };
 }
