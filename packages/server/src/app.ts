@@ -11,10 +11,13 @@ import { registerAuth } from './http/auth.js';
 import { registerCors } from './http/cors.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerSameOriginGuard } from './http/same-origin.js';
 import { Authenticator } from './modules/auth/auth.service.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { dashboardApiRoutes } from './modules/dashboard-api/dashboard-api.routes.js';
+import { dashboardWebRoutes } from './modules/dashboard-web/dashboard-web.routes.js';
 import { embedRoutes } from './modules/embed/embed.routes.js';
 import { exportRoutes } from './modules/export/export.routes.js';
 import { filesRoutes } from './modules/files/files.routes.js';
@@ -107,6 +110,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   app.get('/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
+  registerSameOriginGuard(app, deps.config.publicUrl);
   const auth = new Authenticator(deps);
   registerAuth(app, deps, auth);
   registerIdempotency(app, deps);
@@ -125,5 +129,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(webhooksRoutes(deps));
   await app.register(filesRoutes(deps));
   await app.register(embedRoutes(deps));
+  await app.register(dashboardApiRoutes(deps));
+  await app.register(dashboardWebRoutes());
   return app;
 }
