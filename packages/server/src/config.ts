@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync, existsSync, accessSync, constants as fsConstants } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
 
 /**
  * The one reader of the environment. Everything else receives a frozen Config.
@@ -44,6 +44,14 @@ export const DEFAULT_PRICING: Pricing = Object.freeze({
   quoteTtlSeconds: 3600,
 });
 
+export interface ToolPaths {
+  ffmpeg: string;
+  /** ffprobe ships with ffmpeg: taken from the same directory when PLINTH_FFMPEG_PATH is set */
+  ffprobe: string;
+  chromium: string;
+  colmap: string;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -62,10 +70,20 @@ export interface Config {
   logLevel: string;
   jobs: { leaseSeconds: number; pollMs: number; concurrency: number };
   webhookRetryScale: number;
+  /** how long raw records are kept; usage keeps answering from rollups after raw beacons are gone */
+  retention: { beaconDays: number; webhookDays: number; intervalSeconds: number };
   exportSyncLimit: number;
   chromiumPath: string;
+  /** system tools: an explicit PLINTH_*_PATH, else the first match on PATH, else the bare name (reported missing) */
+  tools: ToolPaths;
   bodyLimitBytes: number;
   uploadLimitBytes: number;
+  /** bytes of uploads an organization may keep (PLINTH_UPLOAD_QUOTA_BYTES) */
+  uploadQuotaBytes: number;
+  /** an upload no product has used is deleted after this long */
+  uploadRetentionSeconds: number;
+  /** how often the worker looks for such uploads */
+  uploadSweepSeconds: number;
   fetch: { maxBytes: number; timeoutMs: number; maxRedirects: number };
   pricing: Pricing;
   /** built-in silhouette carving, or a hosted image-to-3D service */
@@ -142,10 +160,19 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       concurrency: int(env, 'PLINTH_JOB_CONCURRENCY', 2, 1),
     },
     webhookRetryScale: int(env, 'PLINTH_WEBHOOK_RETRY_SCALE', 1, 0),
+    retention: {
+      beaconDays: int(env, 'PLINTH_BEACON_RETENTION_DAYS', 90, 1),
+      webhookDays: int(env, 'PLINTH_WEBHOOK_RETENTION_DAYS', 30, 1),
+      intervalSeconds: int(env, 'PLINTH_RETENTION_INTERVAL_SECONDS', 3600, 1),
+    },
     exportSyncLimit: int(env, 'PLINTH_EXPORT_SYNC_LIMIT', 24, 0),
-    chromiumPath: env.PLINTH_CHROMIUM_PATH || '/usr/bin/chromium',
+    chromiumPath: toolPaths(env).chromium,
+    tools: toolPaths(env),
     bodyLimitBytes: int(env, 'PLINTH_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     uploadLimitBytes: int(env, 'PLINTH_UPLOAD_LIMIT_BYTES', 40 * 1024 * 1024, 1024),
+    uploadQuotaBytes: int(env, 'PLINTH_UPLOAD_QUOTA_BYTES', 5 * 1024 ** 3, 0),
+    uploadRetentionSeconds: int(env, 'PLINTH_UPLOAD_RETENTION_S', 24 * 3600, 1),
+    uploadSweepSeconds: int(env, 'PLINTH_UPLOAD_SWEEP_S', 3600, 1),
     fetch: {
       maxBytes: int(env, 'PLINTH_FETCH_MAX_BYTES', 50 * 1024 * 1024, 1024),
       timeoutMs: int(env, 'PLINTH_FETCH_TIMEOUT_MS', 30_000, 100),
@@ -182,6 +209,36 @@ function generator(env: Env): Config['generator'] {
   const url = env.PLINTH_GENERATOR_URL || null;
   if (kind === 'external' && !url) throw new ConfigError('PLINTH_GENERATOR=external needs PLINTH_GENERATOR_URL');
   return { kind, url, apiKey: env.PLINTH_GENERATOR_KEY || null, triangleBudget: int(env, 'PLINTH_GENERATOR_TRIANGLES', 20_000, 100) };
+}
+
+function findOnPath(env: Env, names: readonly string[]): string | null {
+  for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    for (const name of names) {
+      const candidate = join(dir, name);
+      try {
+        accessSync(candidate, fsConstants.X_OK);
+        return candidate;
+      } catch {
+        // not here; keep looking
+      }
+    }
+  }
+  return null;
+}
+
+/** Distributions name Chromium differently; any of these speaks the DevTools protocol playwright needs. */
+const CHROMIUM_NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
+
+function toolPaths(env: Env): ToolPaths {
+  const ffmpeg = env.PLINTH_FFMPEG_PATH || findOnPath(env, ['ffmpeg']) || 'ffmpeg';
+  const besideFfmpeg = join(dirname(ffmpeg), 'ffprobe');
+  const ffprobe = ffmpeg.includes('/') && existsSync(besideFfmpeg) ? besideFfmpeg : findOnPath(env, ['ffprobe']) || 'ffprobe';
+  return {
+    ffmpeg,
+    ffprobe,
+    chromium: env.PLINTH_CHROMIUM_PATH || findOnPath(env, CHROMIUM_NAMES) || 'chromium',
+    colmap: env.PLINTH_COLMAP_PATH || findOnPath(env, ['colmap']) || 'colmap',
+  };
 }
 
 function deepFreeze<T extends object>(o: T): Readonly<T> {

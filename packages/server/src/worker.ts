@@ -4,6 +4,7 @@ import { registerExportJobs } from './modules/export/export.jobs.js';
 import { registerGenerationJobs } from './modules/generation/generation.jobs.js';
 import { registerIngestJobs } from './modules/ingest/ingest.jobs.js';
 import { registerWebhookJobs } from './modules/webhooks/webhooks.jobs.js';
+import { startRetention } from './modules/retention/retention.service.js';
 
 /**
  * Registers every module's job handlers on the queue. Each capability adds its `<area>.jobs.ts`
@@ -18,4 +19,5 @@ export function registerJobHandlers(deps: Deps): void {
   registerExportJobs(deps);
   registerGenerationJobs(deps);
   registerWebhookJobs(deps);
+  deps.background.add(startRetention(deps));
 }

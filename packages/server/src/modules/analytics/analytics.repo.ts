@@ -188,3 +188,13 @@ export async function productCounts(db: Executor, f: UsageFilter): Promise<Produ
   }
   return [...sums.values()];
 }
+
+/**
+ * Deletes up to `batch` raw events received before `before`. Their counts already live in the rollups, written
+ * in the same transaction as the events, so usage over any window still answers. Returns how many went.
+ */
+export async function purgeBeaconEvents(db: Executor, before: string, batch: number): Promise<number> {
+  const ids = db.selectFrom('beacon_events').select('id').where('received_at', '<', before).limit(batch);
+  const result = await db.deleteFrom('beacon_events').where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

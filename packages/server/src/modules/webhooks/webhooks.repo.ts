@@ -213,3 +213,15 @@ export async function markInterrupted(db: Executor, deliveryId: string, at: stri
     .where('finished_at', 'is', null)
     .execute();
 }
+
+/** Deletes up to `batch` finished deliveries (and, by cascade, their attempts) last touched before `before`. */
+export async function purgeFinishedDeliveries(db: Executor, before: string, batch: number): Promise<number> {
+  const ids = db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('status', 'in', ['succeeded', 'failed'])
+    .where('updated_at', '<', before)
+    .limit(batch);
+  const result = await db.deleteFrom('webhook_deliveries').where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
