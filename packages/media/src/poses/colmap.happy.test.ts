@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { colmapAvailable, recoverCamerasWithColmap } from './colmap-runner.js';
+import { parseColmapText } from './colmap-model.js';
+import { rotationErrorsDeg } from './pose-compare.js';
+import { capturesDir, templeCameras } from './poses.test-support.js';
+
+const dir = capturesDir();
+const hasColmap = await colmapAvailable();
+
+describe('COLMAP text model', () => {
+  it('reads intrinsics and poses, two lines per image, points line possibly empty', () => {
+    const cameras = '# Camera list\n1 SIMPLE_RADIAL 640 480 800 320 240 -0.05\n2 PINHOLE 100 50 90 91 50 25\n';
+    const images = [
+      '# Image list',
+      '1 1 0 0 0 0.1 0.2 0.3 1 v0002.jpg',
+      '10 20 -1',
+      '2 0.7071068 0 0.7071068 0 1 2 3 2 v0000.jpg',
+      '',
+      '',
+    ].join('\n');
+    const parsed = parseColmapText(cameras, images, (name) => Number(name.slice(1, 5)));
+    expect(parsed.map((c) => c.view)).toEqual([0, 2]);
+    expect(parsed[1]).toMatchObject({ fx: 800, fy: 800, cx: 320, cy: 240, k1: -0.05, translation: [0.1, 0.2, 0.3] });
+    expect(parsed[0]).toMatchObject({ fx: 90, fy: 91, width: 100, height: 50 });
+    // 90° about y: x → −z.
+    expect(parsed[0].rotation.map((v) => Math.round(v * 1e6) / 1e6 + 0)).toEqual([0, 0, 1, 0, 1, 0, -1, 0, 0]);
+  });
+});
+
+describe.skipIf(!dir || !hasColmap)('COLMAP on the temple ring (real photos, known cameras)', () => {
+  it('recovers most cameras with a sub-degree median rotation error', { timeout: 300_000 }, async () => {
+    const truth = templeCameras(dir!);
+    const images = truth.names.map((name) => readFileSync(join(dir!, 'temple', name)));
+    const steps: string[] = [];
+    const result = await recoverCamerasWithColmap({ images }, { matcher: 'exhaustive', onStep: (step) => void steps.push(step) });
+    expect(steps).toEqual(['features', 'matching', 'mapping']);
+    expect(result.viewsTotal).toBe(16);
+    expect(result.cameras.length).toBeGreaterThanOrEqual(10);
+    const errors = rotationErrorsDeg(result.cameras, truth.cameras).sort((a, b) => a - b);
+    const median = errors[Math.floor(errors.length / 2)];
+    console.log(`temple: ${result.cameras.length}/16 registered, rotation error median ${median.toFixed(2)}°, max ${errors.at(-1)!.toFixed(2)}°`, result.timings);
+    expect(median).toBeLessThan(1);
+    // Intrinsics: the calibrated focal length is 1520 px at 640 × 480.
+    expect(result.cameras[0].fx).toBeGreaterThan(1520 * 0.9);
+    expect(result.cameras[0].fx).toBeLessThan(1520 * 1.1);
+  });
+});
+
+describe('COLMAP missing', () => {
+  it('says tool_missing, and the probe says false', async () => {
+    expect(await colmapAvailable('/nonexistent/colmap')).toBe(false);
+    const images = [0, 1].map(() => readFileSync(new URL('../../package.json', import.meta.url)));
+    // Undecodable photos never reach COLMAP: nothing to register, no tool needed.
+    const none = await recoverCamerasWithColmap({ images }, { matcher: 'exhaustive', colmapPath: '/nonexistent/colmap' });
+    expect(none.cameras).toEqual([]);
+    const pngs = await Promise.all(
+      [0, 1].map(() => sharp({ create: { width: 32, height: 32, channels: 3, background: '#808080' } }).png().toBuffer()),
+    );
+    await expect(recoverCamerasWithColmap({ images: pngs }, { matcher: 'exhaustive', colmapPath: '/nonexistent/colmap' })).rejects.toMatchObject({
+      reason: 'tool_missing',
+    });
+  });
+});

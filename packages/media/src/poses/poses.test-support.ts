@@ -1,0 +1,39 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Mat3, PosedCamera, Vec3 } from './camera.js';
+
+/**
+ * The real photo sets live beside the repository, never in it: `../shared/data/captures` from the repository
+ * root (or PLINTH_CAPTURES_DIR). Null when absent, so tests can say they skipped.
+ */
+export function capturesDir(): string | null {
+  const root = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../../..');
+  const dir = process.env.PLINTH_CAPTURES_DIR ?? join(root, '..', 'shared', 'data', 'captures');
+  return existsSync(join(dir, 'temple', 'templeSR_par.txt')) ? dir : null;
+}
+
+/** The temple's calibrated cameras (Middlebury format: name, K, R, t per line), by photo order. */
+export function templeCameras(dir: string): { names: string[]; cameras: PosedCamera[] } {
+  const lines = readFileSync(join(dir, 'temple', 'templeSR_par.txt'), 'utf8').trim().split('\n').slice(1);
+  const names: string[] = [];
+  const cameras = lines.map((line, view) => {
+    const [name, ...rest] = line.trim().split(/\s+/);
+    const n = rest.map(Number);
+    names.push(name);
+    return {
+      view,
+      width: 640,
+      height: 480,
+      fx: n[0],
+      fy: n[4],
+      cx: n[2],
+      cy: n[5],
+      k1: 0,
+      k2: 0,
+      rotation: n.slice(9, 18) as Mat3,
+      translation: n.slice(18, 21) as Vec3,
+    };
+  });
+  return { names, cameras };
+}
