@@ -1,7 +1,9 @@
 import type { Deps } from '../../deps.js';
 import { AppError, validationFailed } from '../../http/errors.js';
 import { writeOrg } from '../../http/reach.js';
-import { inTransaction, isUniqueViolation, lockOrganization, type Executor } from '../../platform/db/index.js';
+import type { Effect } from '../../http/idempotency.js';
+import type { Transaction } from 'kysely';
+import { inTransaction, isUniqueViolation, lockOrganization, type DB, type Executor } from '../../platform/db/index.js';
 import { FetchError } from '../../platform/fetch/types.js';
 import { newId } from '../../platform/ids.js';
 import type { Principal } from '../auth/principal.js';
@@ -107,13 +109,13 @@ function normalisedInput(body: CreateBody, field: (typeof SOURCE_FIELDS)[number]
   return input;
 }
 
-export async function createProduct(deps: Deps, principal: Principal, body: CreateBody): Promise<CreateOutcome> {
+export async function createProduct(deps: Deps, principal: Principal, body: CreateBody, effect?: Effect<ProductRecord>): Promise<CreateOutcome> {
   const field = chosenSource(body);
-  if (field === 'resume_token') return { kind: 'product', product: await commit(deps, principal, body) };
+  if (field === 'resume_token') return { kind: 'product', product: await commit(deps, principal, body, effect) };
   const orgId = writeOrg(principal, body.org_id);
   if (field === 'model_url') {
     await assertFetchable(deps, [{ path: 'body.model_url', url: body.model_url! }]);
-    return { kind: 'product', product: await importModel(deps, orgId, body) };
+    return { kind: 'product', product: await importModel(deps, orgId, body, effect) };
   }
   const input = normalisedInput(body, field);
   const urls = [
@@ -184,7 +186,7 @@ function assertUnchanged(deps: Deps, payload: QuotePayload, body: CreateBody) {
   }
 }
 
-async function commit(deps: Deps, principal: Principal, body: CreateBody): Promise<ProductRecord> {
+async function commit(deps: Deps, principal: Principal, body: CreateBody, effect?: Effect<ProductRecord>): Promise<ProductRecord> {
   const payload = verifyQuote(deps.config.secret, body.resume_token!, deps.clock.now().getTime());
   const orgId = writeOrg(principal, payload.org);
   if (body.org_id && body.org_id !== orgId) {
@@ -201,7 +203,7 @@ async function commit(deps: Deps, principal: Principal, body: CreateBody): Promi
       throw err;
     }
     const org = (await findOrganization(trx, orgId))!;
-    if (payload.op !== 'create') return commitOrder(deps, trx, org, payload, at);
+    if (payload.op !== 'create') return withEffect(trx, await commitOrder(deps, trx, org, payload, at), effect);
     assertPlanAllows(org, { addsProduct: true, activeProducts: await countActiveProducts(trx, orgId) });
     assertCredits(org.credit_balance, payload.credits);
     const input = payload.input as unknown as CreateInput;
@@ -218,11 +220,11 @@ async function commit(deps: Deps, principal: Principal, body: CreateBody): Promi
         : input.video_url
           ? { kind: 'video_url', video_url: input.video_url }
           : { kind: 'source_url', source_url: input.source_url! };
-    return writeNewProduct(deps, trx, { productId, orgId, source, input, credits: payload.credits, at });
+    return withEffect(trx, await writeNewProduct(deps, trx, { productId, orgId, source, input, credits: payload.credits, at }), effect);
   });
 }
 
-async function importModel(deps: Deps, orgId: string, body: CreateBody): Promise<ProductRecord> {
+async function importModel(deps: Deps, orgId: string, body: CreateBody, effect?: Effect<ProductRecord>): Promise<ProductRecord> {
   const at = deps.clock.now().toISOString();
   const input: CreateInput = { generate_model: false, title: body.title, custom_id: body.custom_id, tags: normaliseTags(body.tags) };
   return inTransaction(deps.database.db, async (trx) => {
@@ -232,8 +234,14 @@ async function importModel(deps: Deps, orgId: string, body: CreateBody): Promise
     assertPlanAllows(org, { addsProduct: true, activeProducts: await countActiveProducts(trx, orgId) });
     await assertCustomIdFree(trx, orgId, input.custom_id);
     const source: ProductSource = { kind: 'model_url', model_url: body.model_url! };
-    return writeNewProduct(deps, trx, { productId: newId('prod'), orgId, source, input, credits: 0, at });
+    return withEffect(trx, await writeNewProduct(deps, trx, { productId: newId('prod'), orgId, source, input, credits: 0, at }), effect);
   });
+}
+
+/** The idempotency record (when the request has a key) joins the transaction that made the product. */
+async function withEffect(trx: Transaction<DB>, product: ProductRecord, effect: Effect<ProductRecord> | undefined) {
+  await effect?.(trx, product);
+  return product;
 }
 
 /** The product row, its ingestion job and its event, in the caller's transaction. */

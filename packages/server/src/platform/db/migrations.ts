@@ -2,6 +2,7 @@ import { exportsMigration } from '../../modules/export/export.migration.js';
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { analyticsMigration } from '../../modules/analytics/analytics.migration.js';
 import { webhooksMigration } from '../../modules/webhooks/webhooks.migration.js';
+import { idempotencyPrincipalMigration } from '../../http/idempotency.migration.js';
 
 /**
  * One migration set for both dialects. Types are chosen to mean the same thing in each:
@@ -218,6 +219,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0003_analytics': analyticsMigration(dialect),
     '0004_webhooks': webhooksMigration(dialect),
     '0005_exports': exportsMigration,
+    '0006_idempotency_principal': idempotencyPrincipalMigration,
   };
 }
 

@@ -83,6 +83,8 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
   locked_at: string;
   created_at: string;
+  /** who made the first request (key or user, with its roles); only they get the replay */
+  principal: string | null;
 }
 
 export interface EventsTable {
