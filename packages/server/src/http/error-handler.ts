@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, envelope, type ErrorDetails } from './errors.js';
+import { replayAfterError } from './idempotency.js';
 
 interface AjvIssue {
   instancePath: string;
@@ -50,7 +51,16 @@ export function sendError(reply: FastifyReply, status: number, code: string, mes
 
 /** Maps everything thrown in a request to the envelope. Nothing internal leaks from a 5xx. */
 export function registerErrorHandling(app: FastifyInstance) {
-  app.setErrorHandler((err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler(async (err: FastifyError | AppError | Error, request: FastifyRequest, reply: FastifyReply) => {
+    if (request.idempotency) {
+      try {
+        if (await replayAfterError(request, reply)) return reply;
+      } catch (replayErr) {
+        // Someone else's key, or another request under it: that is the answer, not the effect's error.
+        if (replayErr instanceof AppError) err = replayErr;
+        else request.log.error({ err: replayErr }, 'idempotency lookup failed');
+      }
+    }
     if (err instanceof AppError) {
       for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
       return sendError(reply, err.status, err.code, err.message, err.details);

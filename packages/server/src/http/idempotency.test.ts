@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createTestApp, type TestApp } from '../test/app.js';
+import { bearer, createTestApp, sessionCookie, type TestApp } from '../test/app.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -71,5 +71,63 @@ describe('Idempotency-Key', () => {
     const res = await create('k'.repeat(300), 'long');
     expect(res.statusCode).toBe(400);
     expect(res.json().error.code).toBe('invalid_request');
+  });
+});
+
+describe('Idempotency-Key: replays belong to the first principal', () => {
+  const createKey = (headers: Record<string, string>, key: string) =>
+    t.app.inject({ method: 'POST', url: '/v1/api_keys', headers: { ...headers, 'idempotency-key': key }, payload: { name: 'deploy' } });
+
+  it("a member session repeating an owner's key create gets 409, never the sk_", async () => {
+    const first = await createKey(bearer(t.org.secret_key), 'create-deploy-key');
+    expect(first.statusCode).toBe(201);
+    expect(first.json().key).toMatch(/^sk_/);
+    const m = await t.member(t.org.org_id, 'member');
+    const cookie = await sessionCookie(t.app, m.email, m.password);
+    const second = await createKey({ cookie }, 'create-deploy-key');
+    expect(second.statusCode).toBe(409);
+    expect(second.json().error.code).toBe('idempotency_conflict');
+    expect(second.body).not.toContain('sk_');
+    expect(second.body).not.toContain(first.json().key);
+  });
+
+  it('another key of the same organization gets 409 idempotency_conflict', async () => {
+    const first = await create('other-principal', 'mine');
+    expect(first.statusCode).toBe(201);
+    const other = await createKey(bearer(t.org.secret_key), 'mint-second');
+    const res = await create('other-principal', 'mine', bearer(other.json().key));
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error.code).toBe('idempotency_conflict');
+    expect(await projectCount('mine')).toBe(1);
+  });
+
+  it('a replay of a key create answers the record with secret_redacted, and nothing secret is stored', async () => {
+    const first = await createKey(bearer(t.org.secret_key), 'redact-1');
+    const again = await createKey(bearer(t.org.secret_key), 'redact-1');
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    const { key, ...record } = first.json();
+    expect(key).toMatch(/^sk_/);
+    expect(again.json()).toEqual({ ...record, secret_redacted: true });
+    const rows = await t.deps.database.db.selectFrom('idempotency_keys').select('response_body').execute();
+    for (const r of rows) expect(r.response_body ?? '').not.toMatch(/(sk|pk)_[A-Za-z0-9_-]{16,}|whsec_/);
+  });
+
+  it('a replay of a webhook create holds no whsec_ secret', async () => {
+    const send = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/webhooks',
+        headers: { ...bearer(t.org.secret_key), 'idempotency-key': 'hook-1' },
+        payload: { url: 'https://93.184.216.34/hooks', enabled: false },
+      });
+    const first = await send();
+    expect(first.statusCode).toBe(201);
+    expect(first.json().secret).toMatch(/^whsec_/);
+    const again = await send();
+    expect(again.statusCode).toBe(201);
+    expect(again.json().secret).toBeUndefined();
+    expect(again.json().secret_redacted).toBe(true);
+    expect(again.json().id).toBe(first.json().id);
   });
 });

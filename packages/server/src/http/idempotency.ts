@@ -1,21 +1,44 @@
 import { createHash } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Transaction } from 'kysely';
 import type { Deps } from '../deps.js';
-import { isUniqueViolation } from '../platform/db/index.js';
+import type { Principal } from '../modules/auth/principal.js';
+import { isUniqueViolation, type DB, type Executor } from '../platform/db/index.js';
 import { AppError } from './errors.js';
 
 const TTL_MS = 24 * 3600_000;
-/** A started record older than this belongs to a request that died; a retry may take it over. */
-const ABANDONED_MS = 60_000;
-const WAIT_MS = 30_000;
-const REPLAYED_HEADERS = ['content-type', 'location'];
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** What a request with an Idempotency-Key carries from the preHandler to its service and onSend. */
+export interface IdempotencyContext {
+  scope: string;
+  key: string;
+  hash: string;
+  /** who asked, with the roles they hold now: only the same principal, with the same reach, gets a replay */
+  principal: string;
+  /** the record was written inside the effect's transaction; onSend has nothing left to do */
+  recorded: boolean;
+  /** this answer is a replay */
+  replayed: boolean;
+  /** the stored record for (scope, key), if any */
+  find(): Promise<(Row & { created_at: string }) | undefined>;
+}
+
+/**
+ * Called by a service inside the transaction that makes its effect, with the effect's result. It writes
+ * the idempotency record in that transaction, so the record exists exactly when the effect does: a crash
+ * can neither keep an effect without its record (a retry would repeat it) nor the reverse. Two requests
+ * racing with one key both reach the insert; the unique (scope, key) makes the second roll back.
+ */
+export type Effect<T> = (trx: Transaction<DB>, result: T) => Promise<void>;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotency: { scope: string; key: string } | null;
+    idempotency: IdempotencyContext | null;
   }
 }
+
+type Row = { principal: string | null; request_hash: string; status_code: number | null; response_headers: string | null; response_body: string | null };
 
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -42,7 +65,65 @@ function scopeOf(request: FastifyRequest): string {
   return `principal:${p.keyId ?? p.userId}`;
 }
 
-async function replay(reply: FastifyReply, row: { status_code: number | null; response_headers: string | null; response_body: string | null }) {
+/** A key is its own principal; a session is its user. The roles are part of it: a demoted user is someone else. */
+export function principalIdentity(p: Principal): string {
+  const who = p.keyId ? `key:${p.keyId}` : `user:${p.userId}`;
+  const roles = Object.keys(p.roles)
+    .sort()
+    .map((o) => `${o}=${p.roles[o]}`)
+    .join(',');
+  return `${who}|${roles}`;
+}
+
+/** Key material and webhook secrets are shown once, in the first answer; a stored replay keeps the record only. */
+const SECRET_FIELDS: Record<string, RegExp> = { key: /^(sk|pk)_/, secret: /^whsec_/ };
+
+export function redactSecrets(body: string): string {
+  if (!body.startsWith('{')) return body;
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    return body;
+  }
+  let redacted = false;
+  for (const [field, pattern] of Object.entries(SECRET_FIELDS)) {
+    const v = parsed[field];
+    if (typeof v === 'string' && pattern.test(v)) {
+      delete parsed[field];
+      redacted = true;
+    }
+  }
+  return redacted ? JSON.stringify({ ...parsed, secret_redacted: true }) : body;
+}
+
+async function insertRecord(db: Executor, ctx: IdempotencyContext, status: number, headers: Record<string, string>, body: string, at: string) {
+  await db
+    .insertInto('idempotency_keys')
+    .values({
+      scope: ctx.scope,
+      key: ctx.key,
+      request_hash: ctx.hash,
+      principal: ctx.principal,
+      state: 'done',
+      status_code: status,
+      response_headers: JSON.stringify(headers),
+      response_body: redactSecrets(body),
+      locked_at: at,
+      created_at: at,
+    })
+    .execute();
+}
+
+/** The stored answer, or 409 for anyone but the first request's principal with the same request. */
+function replay(reply: FastifyReply, ctx: IdempotencyContext, row: Row) {
+  if (row.principal !== ctx.principal) {
+    throw new AppError('idempotency_conflict', 'This Idempotency-Key was used by another caller.', { reason: 'idempotency_key_reused' });
+  }
+  if (row.request_hash !== ctx.hash) {
+    throw new AppError('idempotency_conflict', 'This Idempotency-Key was used with a different request.', { reason: 'idempotency_key_reused' });
+  }
+  ctx.replayed = true;
   const headers = JSON.parse(row.response_headers ?? '{}') as Record<string, string>;
   for (const [k, v] of Object.entries(headers)) reply.header(k, v);
   reply.header('Idempotent-Replayed', 'true');
@@ -50,13 +131,49 @@ async function replay(reply: FastifyReply, row: { status_code: number | null; re
 }
 
 /**
- * Idempotency-Key on any POST replays the first response for 24 h. Concurrent requests with one key
- * wait for the first to finish and replay it, so 100 parallel retries make one effect.
+ * The Effect a handler passes to its service: renders the answer the route is about to send (with the
+ * route's own serializer, so the replay is byte for byte the first answer) and records it in `trx`.
+ * Undefined when the request carries no Idempotency-Key.
+ */
+export function idempotentEffect<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  answer: { status: number; body: (result: T) => unknown; location?: (result: T) => string },
+): Effect<T> | undefined {
+  const ctx = request.idempotency;
+  if (!ctx) return undefined;
+  return async (trx, result) => {
+    const serialize = (reply.getSerializationFunction(String(answer.status)) as ((v: unknown) => string) | undefined) ?? JSON.stringify;
+    const headers: Record<string, string> = { 'content-type': JSON_TYPE };
+    if (answer.location) headers.location = answer.location(result);
+    await insertRecord(trx, ctx, answer.status, headers, serialize(answer.body(result)), new Date().toISOString());
+    ctx.recorded = true;
+  };
+}
+
+/**
+ * Idempotency-Key on any POST replays the first successful answer for 24 h, to the same principal only.
+ * The replay is looked up in a preHandler, so authentication, the route's scope and origin checks and
+ * body validation have all run for the replaying request first.
  */
 export function registerIdempotency(app: FastifyInstance, deps: Deps) {
   const db = deps.database.db;
   let inserts = 0;
   app.decorateRequest('idempotency', null);
+
+  const find = (scope: string, key: string) =>
+    db
+      .selectFrom('idempotency_keys')
+      .select(['principal', 'request_hash', 'status_code', 'response_headers', 'response_body', 'created_at'])
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .where('state', '=', 'done')
+      .executeTakeFirst();
+
+  const sweep = async () => {
+    if (++inserts % 100 !== 0) return;
+    await db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(deps.clock.now().getTime() - TTL_MS).toISOString()).execute();
+  };
 
   // Only POST routes get the two hooks: every other request would otherwise pay two async hook
   // calls for nothing (a measurable share of a cached public read).
@@ -73,74 +190,63 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
       throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 characters.');
     }
     const scope = scopeOf(request);
-    const hash = requestHash(request);
-    const deadline = Date.now() + WAIT_MS;
-    while (Date.now() < deadline) {
-      const now = deps.clock.now();
-      try {
-        await db
-          .insertInto('idempotency_keys')
-          .values({ scope, key, request_hash: hash, state: 'started', locked_at: now.toISOString(), created_at: now.toISOString() })
-          .execute();
-        request.idempotency = { scope, key };
-        if (++inserts % 100 === 0) {
-          await db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(now.getTime() - TTL_MS).toISOString()).execute();
-        }
-        return;
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-      }
-      const row = await db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('key', '=', key).executeTakeFirst();
-      if (!row) continue;
-      if (Date.parse(row.created_at) < now.getTime() - TTL_MS) {
-        await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).where('created_at', '=', row.created_at).execute();
-        continue;
-      }
-      if (row.request_hash !== hash) {
-        throw new AppError('idempotency_conflict', 'This Idempotency-Key was used with a different request.', {
-          reason: 'idempotency_key_reused',
-        });
-      }
-      if (row.state === 'done') return replay(reply, row);
-      if (Date.parse(row.locked_at) < now.getTime() - ABANDONED_MS) {
-        const taken = await db
-          .updateTable('idempotency_keys')
-          .set({ locked_at: now.toISOString() })
-          .where('scope', '=', scope)
-          .where('key', '=', key)
-          .where('locked_at', '=', row.locked_at)
-          .executeTakeFirst();
-        if (Number(taken.numUpdatedRows) === 1) {
-          request.idempotency = { scope, key };
-          return;
-        }
-      }
-      await sleep(25 + Math.random() * 25);
-    }
-    throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress.', { reason: 'idempotency_in_progress' });
+    const ctx: IdempotencyContext = {
+      scope,
+      key,
+      hash: requestHash(request),
+      principal: principalIdentity(request.principal),
+      recorded: false,
+      replayed: false,
+      find: () => find(scope, key),
+    };
+    request.idempotency = ctx;
+    const row = await ctx.find();
+    if (!row) return;
+    if (Date.parse(row.created_at) >= deps.clock.now().getTime() - TTL_MS) return replay(reply, ctx, row);
+    await db.deleteFrom('idempotency_keys').where('scope', '=', ctx.scope).where('key', '=', key).where('created_at', '=', row.created_at).execute();
   };
 
   const onSend = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const idem = request.idempotency;
-    if (!idem) return payload;
-    request.idempotency = null;
-    const where = db.deleteFrom('idempotency_keys').where('scope', '=', idem.scope).where('key', '=', idem.key);
-    // A failure of ours, or a body we cannot keep (a stream), must not be replayed: the client may retry.
-    if (reply.statusCode >= 500 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) {
-      await where.execute();
+    const ctx = request.idempotency;
+    if (!ctx || ctx.replayed) return payload;
+    if (ctx.recorded) {
+      await sweep();
       return payload;
     }
+    // Errors are not kept (they made no effect; a retry runs again), nor bodies we cannot keep (streams).
+    if (reply.statusCode >= 300 || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+    // A POST without an effect (a quote), or one whose effect is not one transaction: kept after the fact.
     const headers: Record<string, string> = {};
-    for (const h of REPLAYED_HEADERS) {
+    for (const h of ['content-type', 'location']) {
       const v = reply.getHeader(h);
       if (v !== undefined) headers[h] = String(v);
     }
-    await db
-      .updateTable('idempotency_keys')
-      .set({ state: 'done', status_code: reply.statusCode, response_headers: JSON.stringify(headers), response_body: payload.toString() })
-      .where('scope', '=', idem.scope)
-      .where('key', '=', idem.key)
-      .execute();
+    try {
+      await insertRecord(db, ctx, reply.statusCode, headers, payload.toString(), deps.clock.now().toISOString());
+      await sweep();
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // A twin with the same key answered first: give the same answer.
+      const row = await ctx.find();
+      if (row && row.principal === ctx.principal && row.request_hash === ctx.hash) {
+        reply.status(row.status_code ?? 200).header('Idempotent-Replayed', 'true');
+        return row.response_body ?? '';
+      }
+    }
     return payload;
   };
+}
+
+/**
+ * For the error handler: a request that failed because a twin with the same key made the effect first
+ * (its record insert collided, or the effect it found already done) answers with the twin's answer.
+ * Returns false when there is nothing to replay and the error stands.
+ */
+export async function replayAfterError(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  const ctx = request.idempotency;
+  if (!ctx || ctx.replayed || ctx.recorded) return false;
+  const row = await ctx.find();
+  if (!row) return false;
+  await replay(reply, ctx, row);
+  return true;
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
+import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
 import { ReachQuery } from '../../http/reach.js';
@@ -93,7 +94,8 @@ export const keysRoutes =
         },
       },
       async (request, reply) => {
-        const { record, key } = await createKey(deps, request.principal, request.body);
+        const effect = idempotentEffect(request, reply, { status: 201, body: (c: { record: ApiKeyRecord; key: string }) => ({ ...toJson(c.record), key: c.key }) });
+        const { record, key } = await createKey(deps, request.principal, request.body, effect);
         return reply.status(201).send({ ...toJson(record), key });
       },
     );

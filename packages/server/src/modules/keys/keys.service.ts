@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { AppError, forbidden, notFound, validationFailed } from '../../http/errors.js';
 import { readOrgs, writeOrg } from '../../http/reach.js';
+import type { Effect } from '../../http/idempotency.js';
 import { inTransaction, type Executor } from '../../platform/db/index.js';
 import { newId, randomToken } from '../../platform/ids.js';
 import type { Authenticator } from '../auth/auth.service.js';
@@ -49,7 +50,7 @@ export interface CreateKeyBody {
   project_id?: string;
 }
 
-export async function createKey(deps: Deps, principal: Principal, body: CreateKeyBody) {
+export async function createKey(deps: Deps, principal: Principal, body: CreateKeyBody, effect?: Effect<{ record: ApiKeyRecord; key: string }>) {
   const type = body.type ?? 'secret';
   const { scopes, unknown } = normaliseScopes(body.scopes ?? []);
   if (unknown.length) {
@@ -73,9 +74,11 @@ export async function createKey(deps: Deps, principal: Principal, body: CreateKe
     if (!canManage(principal, orgId)) throw forbidden('role', 'Only owners and admins of the organization may create keys.', { org_id: orgId });
   }
   const at = deps.clock.now().toISOString();
-  return inTransaction(deps.database.db, (trx) =>
-    createKeyRecord(trx, at, { type, orgIds, projectId, scopes, name: body.name ?? null, createdBy: principal.userId }),
-  );
+  return inTransaction(deps.database.db, async (trx) => {
+    const created = await createKeyRecord(trx, at, { type, orgIds, projectId, scopes, name: body.name ?? null, createdBy: principal.userId });
+    await effect?.(trx, created);
+    return created;
+  });
 }
 
 export async function listApiKeys(deps: Deps, principal: Principal, q: { org_id?: string; scope?: 'all'; limit: number; offset: number }) {

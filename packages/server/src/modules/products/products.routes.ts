@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
 import { ReachQuery } from '../../http/reach.js';
+import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { createProduct } from './create.service.js';
 import { orderQuote } from './order.service.js';
@@ -54,7 +55,8 @@ export const productsRoutes =
         },
       },
       async (request, reply) => {
-        const outcome = await createProduct(deps, request.principal, request.body);
+        const effect = idempotentEffect(request, reply, { status: 202, body: json, location: (p) => `/v1/products/${p.id}` });
+        const outcome = await createProduct(deps, request.principal, request.body, effect);
         if (outcome.kind === 'quote') return reply.status(200).send(outcome.quote);
         return reply.status(202).header('Location', `/v1/products/${outcome.product.id}`).send(json(outcome.product));
       },

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
+import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses, Timestamp } from '../../http/schemas.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
 import { ReachQuery } from '../../http/reach.js';
@@ -78,7 +79,10 @@ export const projectsRoutes =
           response: { 201: Project, ...ErrorResponses },
         },
       },
-      async (request, reply) => reply.status(201).send(toJson(await createProject(deps, request.principal, request.body))),
+      async (request, reply) => {
+        const effect = idempotentEffect(request, reply, { status: 201, body: toJson });
+        return reply.status(201).send(toJson(await createProject(deps, request.principal, request.body, effect)));
+      },
     );
 
     app.patch(

@@ -2,10 +2,12 @@ import type { Deps } from '../../deps.js';
 import { forbidden, notFound, validationFailed } from '../../http/errors.js';
 import { normaliseOriginEntry } from '../../http/origins.js';
 import { readOrgs, writeOrg } from '../../http/reach.js';
+import type { Effect } from '../../http/idempotency.js';
+import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
 import type { Authenticator } from '../auth/auth.service.js';
 import { canManage, type Principal } from '../auth/principal.js';
-import { findProject, insertProject, listProjects, toProjectRecord, updateProject } from './projects.repo.js';
+import { findProject, insertProject, listProjects, toProjectRecord, updateProject, type ProjectRecord } from './projects.repo.js';
 
 function domains(input: string[]): string[] {
   const errors: { path: string; message: string }[] = [];
@@ -30,7 +32,12 @@ export async function getProject(deps: Deps, principal: Principal, id: string) {
   return toProjectRecord(row);
 }
 
-export async function createProject(deps: Deps, principal: Principal, body: { name: string; allowed_domains?: string[]; org_id?: string }) {
+export async function createProject(
+  deps: Deps,
+  principal: Principal,
+  body: { name: string; allowed_domains?: string[]; org_id?: string },
+  effect?: Effect<ProjectRecord>,
+) {
   const orgId = writeOrg(principal, body.org_id);
   if (!canManage(principal, orgId)) throw forbidden('role', 'Only owners and admins may create projects.');
   const at = deps.clock.now().toISOString();
@@ -42,8 +49,12 @@ export async function createProject(deps: Deps, principal: Principal, body: { na
     created_at: at,
     updated_at: at,
   };
-  await insertProject(deps.database.db, row);
-  return toProjectRecord(row);
+  return inTransaction(deps.database.db, async (trx) => {
+    await insertProject(trx, row);
+    const record = toProjectRecord(row);
+    await effect?.(trx, record);
+    return record;
+  });
 }
 
 export async function patchProject(

@@ -3,7 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
 import { ReachQuery } from '../../http/reach.js';
+import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses } from '../../http/schemas.js';
+import type { EndpointRecord } from './webhooks.types.js';
 import { deliveryJson, endpointJson } from './webhooks.json.js';
 import {
   CreateBody,
@@ -67,7 +69,12 @@ export const webhooksRoutes =
       },
       async (request, reply) => {
         const body = { ...request.body, org_id: request.body.org_id ?? request.query.org_id };
-        const { endpoint, secret } = await createEndpoint(deps, request.principal, body);
+        const effect = idempotentEffect(request, reply, {
+          status: 201,
+          body: (c: { endpoint: EndpointRecord; secret: string }) => ({ ...endpointJson(c.endpoint), secret: c.secret }),
+          location: (c) => `/v1/webhooks/${c.endpoint.id}`,
+        });
+        const { endpoint, secret } = await createEndpoint(deps, request.principal, body, effect);
         return reply.status(201).header('Location', `/v1/webhooks/${endpoint.id}`).send({ ...endpointJson(endpoint), secret });
       },
     );
@@ -129,9 +136,14 @@ export const webhooksRoutes =
           response: { 200: RotatedSecret, ...ErrorResponses },
         },
       },
-      async (request) => {
-        const r = await rotateSecret(deps, request.principal, request.params.id, request.query.org_id);
-        return { ...endpointJson(r.endpoint), secret: r.secret, previous_secret_expires_at: r.previousSecretExpiresAt };
+      async (request, reply) => {
+        const rotated = (r: Awaited<ReturnType<typeof rotateSecret>>) => ({
+          ...endpointJson(r.endpoint),
+          secret: r.secret,
+          previous_secret_expires_at: r.previousSecretExpiresAt,
+        });
+        const effect = idempotentEffect(request, reply, { status: 200, body: rotated });
+        return rotated(await rotateSecret(deps, request.principal, request.params.id, request.query.org_id, effect));
       },
     );
 

@@ -1,6 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { AppError, notFound, validationFailed } from '../../http/errors.js';
 import { readOrgs, writeOrg } from '../../http/reach.js';
+import type { Effect } from '../../http/idempotency.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { createAllowList } from '../../platform/fetch/address-policy.js';
 import { FetchError } from '../../platform/fetch/types.js';
@@ -77,6 +78,7 @@ export async function createEndpoint(
   deps: Deps,
   principal: Principal,
   body: EndpointInput & { url: string; org_id?: string },
+  effect?: Effect<{ endpoint: EndpointRecord; secret: string }>,
 ): Promise<{ endpoint: EndpointRecord; secret: string }> {
   const orgId = writeOrg(principal, body.org_id);
   await assertDeliverable(deps, body.url);
@@ -96,8 +98,12 @@ export async function createEndpoint(
     created_at: at,
     updated_at: at,
   };
-  await insertEndpoint(deps.database.db, row);
-  return { endpoint: (await findEndpoint(deps.database.db, row.id, [orgId]))!, secret };
+  return inTransaction(deps.database.db, async (trx) => {
+    await insertEndpoint(trx, row);
+    const created = { endpoint: (await findEndpoint(trx, row.id, [orgId]))!, secret };
+    await effect?.(trx, created);
+    return created;
+  });
 }
 
 export async function listEndpointsFor(deps: Deps, principal: Principal, q: { org_id?: string; scope?: 'all'; limit: number; offset: number }) {
@@ -137,19 +143,28 @@ export async function deleteEndpoint(deps: Deps, principal: Principal, id: strin
 }
 
 /** A new secret; the old one keeps signing next to it for 24 h so receivers can switch without losing events. */
-export async function rotateSecret(deps: Deps, principal: Principal, id: string, orgId?: string) {
+export async function rotateSecret(
+  deps: Deps,
+  principal: Principal,
+  id: string,
+  orgId?: string,
+  effect?: Effect<{ endpoint: EndpointRecord; secret: string; previousSecretExpiresAt: string }>,
+) {
   const found = await endpointOr404(deps, principal, id, orgId);
   const now = deps.clock.now();
   const secret = newSecret();
   const expiresAt = new Date(now.getTime() + PREVIOUS_SECRET_TTL_MS).toISOString();
-  await updateEndpointRow(deps.database.db, found.id, {
-    secret,
-    previous_secret: found.secret,
-    previous_secret_expires_at: expiresAt,
-    updated_at: now.toISOString(),
+  return inTransaction(deps.database.db, async (trx) => {
+    await updateEndpointRow(trx, found.id, {
+      secret,
+      previous_secret: found.secret,
+      previous_secret_expires_at: expiresAt,
+      updated_at: now.toISOString(),
+    });
+    const rotated = { endpoint: (await findEndpoint(trx, found.id, [found.orgId]))!, secret, previousSecretExpiresAt: expiresAt };
+    await effect?.(trx, rotated);
+    return rotated;
   });
-  const endpoint = (await findEndpoint(deps.database.db, found.id, [found.orgId]))!;
-  return { endpoint, secret, previousSecretExpiresAt: expiresAt };
 }
 
 export async function listDeliveriesFor(
