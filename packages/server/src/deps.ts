@@ -2,8 +2,8 @@ import type { Config } from './config.js';
 import { openDatabase, type Database } from './platform/db/index.js';
 import { createBlobStore } from './platform/storage/index.js';
 import type { BlobStore } from './platform/storage/types.js';
+import { Jobs } from './platform/jobs/define.js';
 import { createJobQueue } from './platform/jobs/index.js';
-import type { JobQueue } from './platform/jobs/types.js';
 import { createFetcher } from './platform/fetch/index.js';
 import type { GuardedFetcher } from './platform/fetch/types.js';
 import { createRateLimiter } from './platform/ratelimit/index.js';
@@ -12,14 +12,13 @@ import { systemClock, type Clock } from './platform/clock.js';
 import { createMailer, type Mailer } from './platform/mail/index.js';
 import type { Logger } from './logger.js';
 import { Background } from './platform/background.js';
-import { ALL_QUEUES } from './queues.js';
 
 /** Everything a service may touch, passed explicitly; no globals. */
 export interface Deps {
   config: Readonly<Config>;
   database: Database;
   storage: BlobStore;
-  jobs: JobQueue;
+  jobs: Jobs;
   fetcher: GuardedFetcher;
   rateLimiter: RateLimiter;
   mailer: Mailer;
@@ -33,9 +32,10 @@ export interface Deps {
 export async function createDeps(config: Readonly<Config>, logger: Logger, overrides: Partial<Deps> = {}): Promise<Deps> {
   const database = overrides.database ?? openDatabase(config.databaseUrl);
   await database.migrate();
-  const jobs = overrides.jobs ?? createJobQueue(config, database, logger);
+  const jobs = overrides.jobs ?? new Jobs(createJobQueue(config, database, logger), logger);
   await jobs.open();
-  await jobs.declare(ALL_QUEUES);
+  // pg-boss needs every queue created up front: creating one inside a request's transaction can deadlock.
+  await jobs.declare();
   return {
     config,
     database,

@@ -3,6 +3,7 @@ import type { Deps } from './deps.js';
 import { registerExportJobs } from './modules/export/export.jobs.js';
 import { registerGenerationJobs } from './modules/generation/generation.jobs.js';
 import { registerIngestJobs } from './modules/ingest/ingest.jobs.js';
+import { registerProductJobs } from './modules/products/products.jobs.js';
 import { registerWebhookJobs } from './modules/webhooks/webhooks.jobs.js';
 import { startRetention } from './modules/retention/retention.service.js';
 
@@ -16,6 +17,7 @@ export function registerJobHandlers(deps: Deps): void {
   // libvips' operation cache keeps decoded images around after a job; a worker rarely reuses them.
   sharp.cache({ memory: 32, files: 0, items: 64 });
   registerIngestJobs(deps);
+  registerProductJobs(deps);
   registerExportJobs(deps);
   registerGenerationJobs(deps);
   registerWebhookJobs(deps);

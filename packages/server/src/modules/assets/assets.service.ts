@@ -4,11 +4,12 @@ import { inTransaction } from '../../platform/db/index.js';
 import { BlobNotFoundError } from '../../platform/storage/types.js';
 import type { Principal } from '../auth/principal.js';
 import { emitProductEvent } from '../products/products.events.js';
-import { INGEST_QUEUES } from '../products/ingest-queues.js';
-import { findProduct, updateImageRow, updateProductRow } from '../products/products.repo.js';
+import { modelReplacementQueued, modelUpdated, touched } from '../products/products.lifecycle.js';
+import { findProduct, updateImageRow } from '../products/products.repo.js';
 import type { ProductRecord, ViewerSettings } from '../products/products.types.js';
 import { storeModel, storedModel } from '../ingest/ingest-model.js';
-import { rescaleModel } from '../ingest/model-pipeline.js';
+import { ingestModelJob } from '../ingest/ingest.jobs.js';
+import { rescaleModel } from '@plinth/media';
 import { mergeSettings, settingsProblem, type ImageSettingsInput } from './settings.schemas.js';
 
 export async function updateImage(
@@ -38,7 +39,7 @@ export async function updateImage(
         if (img.position !== position) await updateImageRow(trx, img.id, { position, updated_at: at });
       }
     }
-    await updateProductRow(trx, productId, { updated_at: at });
+    await touched(trx, productId, at);
     await emitProductEvent(trx, deps.storage, 'product.updated', productId, at);
     return (await findProduct(trx, productId, [product.orgId]))!;
   });
@@ -65,14 +66,16 @@ export async function updateModel(
     if (body.settings) {
       if (!product.model) throw new AppError('conflict', 'The product has no model yet.', { reason: 'no_model' });
       const settings = { ...product.model.settings, ...body.settings };
-      await updateProductRow(trx, productId, { model: JSON.stringify({ ...product.model, settings }), updated_at: at });
+      await modelUpdated(trx, productId, { ...product.model, settings }, at);
     }
     if (body.model_url) {
       if (product.modelStatus === 'queued' || product.modelStatus === 'generating') {
         throw new AppError('conflict', 'The model is being produced; replace it when that is done.', { reason: 'generating' });
       }
-      await updateProductRow(trx, productId, { step: 'replacing_model', progress: 0, updated_at: at });
-      await deps.jobs.enqueue(trx, INGEST_QUEUES.model_url, { product_id: productId, model_url: body.model_url }, { retryLimit: 2 });
+      // The job carries the new URL and the model it replaces, so it imports this file and no other.
+      const current = (await findProduct(trx, productId, [product.orgId]))!;
+      await modelReplacementQueued(deps, trx, current);
+      await deps.jobs.enqueue(trx, ingestModelJob, { product_id: productId, model_url: body.model_url, replaces: current.modelStatus === 'ready' ? (current.model?.glbKey ?? null) : null });
     }
     await emitProductEvent(trx, deps.storage, 'product.updated', productId, at);
     return (await findProduct(trx, productId, [product.orgId]))!;
@@ -110,7 +113,7 @@ export async function rescale(
     if (!current?.model || current.model.glbKey !== previous.glbKey) {
       throw new AppError('conflict', 'The model changed during the rescale; try again.', { reason: 'model_changed' });
     }
-    await updateProductRow(trx, productId, { model: JSON.stringify({ ...storedModel(keys, result, current.model, current.model.origin) }), updated_at: at });
+    await modelUpdated(trx, productId, storedModel(keys, result, current.model, current.model.origin), at);
     await emitProductEvent(trx, deps.storage, 'product.updated', productId, at);
     return (await findProduct(trx, productId, [product.orgId]))!;
   });

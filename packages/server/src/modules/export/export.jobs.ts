@@ -1,15 +1,19 @@
+import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
+import { defineJob } from '../../platform/jobs/define.js';
 import { emitEvent } from '../events/events.js';
 import { finishAll } from './export.finishing.js';
 import { downloadUrl, LINK_TTL_SECONDS } from './export.link.js';
 import { pendingEntries } from './export.plan.js';
-import { EXPORT_QUEUE, planOfExport } from './export.service.js';
+import { planOfExport } from './export.service.js';
 
 /** Finishes a queued export's images, marks it ready (with its event), then mails the link once. */
-export function registerExportJobs(deps: Deps) {
-  deps.jobs.register(EXPORT_QUEUE, async (job) => {
-    const exportId = (job.data as { export_id: string }).export_id;
+export const finishExportJob = defineJob({
+  name: 'export.finish',
+  payload: Type.Object({ export_id: Type.String() }),
+  retryLimit: 3,
+  handle: async (deps: Deps, { export_id: exportId }) => {
     const found = await planOfExport(deps, exportId);
     if (!found) return;
     const db = deps.database.db;
@@ -34,5 +38,19 @@ export function registerExportJobs(deps: Deps) {
         `Download it here (no sign-in needed; the link works for ${LINK_TTL_SECONDS / 86400} days):\n${url}\n`,
     });
     await db.updateTable('exports').set({ mailed_at: deps.clock.now().toISOString() }).where('id', '=', exportId).execute();
-  });
+  },
+  // An export that will not finish says so instead of staying queued.
+  onFailed: async (deps: Deps, { export_id: exportId }) => {
+    const error = JSON.stringify({ code: 'processing_failed', message: 'The export could not be finished.' });
+    await deps.database.db
+      .updateTable('exports')
+      .set({ state: 'failed', error, updated_at: deps.clock.now().toISOString() })
+      .where('id', '=', exportId)
+      .where('state', '=', 'queued')
+      .execute();
+  },
+});
+
+export function registerExportJobs(deps: Deps) {
+  deps.jobs.register(finishExportJob, deps);
 }

@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import type { Deps } from '../../deps.js';
-import { QUEUES } from '../../queues.js';
 import { AppError, notFound, validationFailed } from '../../http/errors.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
@@ -9,12 +8,12 @@ import { productIdsMatching } from '../products/products.repo.js';
 import { filterFrom, type ListQuery } from '../products/products.service.js';
 import type { ReviewStatus } from '../products/products.types.js';
 import { finishAll } from './export.finishing.js';
+import { finishExportJob } from './export.jobs.js';
 import { verifyDownload } from './export.link.js';
 import { pendingEntries, planExport, selectionHash, type ExportPlan } from './export.plan.js';
 import { streamZip } from './export.zip.js';
 
 export const MAX_EXPORT_PRODUCTS = 200;
-export const EXPORT_QUEUE = QUEUES.exportFinish;
 
 export interface ExportQuery extends Omit<ListQuery, 'limit' | 'offset'> {
   image_review_status?: ReviewStatus[];
@@ -95,7 +94,7 @@ async function queueExport(deps: Deps, plan: ExportPlan, statuses: ReviewStatus[
       updated_at: at,
     };
     await trx.insertInto('exports').values(created).execute();
-    await deps.jobs.enqueue(trx, EXPORT_QUEUE, { export_id: created.id }, { retryLimit: 3 });
+    await deps.jobs.enqueue(trx, finishExportJob, { export_id: created.id });
     return created;
   });
   return {

@@ -1,18 +1,17 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
-import { newId } from '../../platform/ids.js';
-import { emitProductEvent } from '../products/products.events.js';
-import { loadProduct, updateProductRow } from '../products/products.repo.js';
+import { browserAssetKey } from '../../platform/storage/names.js';
+import { isModelInFlight, modelReady, reportProgress } from '../products/products.lifecycle.js';
+import { loadProduct } from '../products/products.repo.js';
 import type { ProductRecord, StoredModel } from '../products/products.types.js';
-import { productPrefix, reportProgress } from './ingest.store.js';
-import { processModel, type ProcessedModel } from './model-pipeline.js';
+import { processModel, type ProcessedModel } from '@plinth/media';
+import { isUploadRef, readUploadRef } from '../uploads/index.js';
+import { InputRejected } from './input-rejected.js';
 
-/** Stores a processed model's GLB and USDZ under a new version id; earlier versions stay until replaced. */
+/** Stores a processed model's GLB and USDZ under new random names; earlier versions stay until replaced. */
 export async function storeModel(deps: Deps, product: ProductRecord, model: ProcessedModel) {
-  const version = newId('job').slice(4);
-  const base = `${productPrefix(product)}model/${version}`;
-  const glbKey = `${base}.glb`;
-  const usdzKey = `${base}.usdz`;
+  const glbKey = browserAssetKey(product, '.glb');
+  const usdzKey = browserAssetKey(product, '.usdz');
   await deps.storage.put(glbKey, model.glb, { contentType: 'model/gltf-binary' });
   await deps.storage.put(usdzKey, model.usdz, { contentType: 'model/vnd.usdz+zip' });
   return { glbKey, usdzKey };
@@ -31,26 +30,41 @@ export function storedModel(keys: { glbKey: string; usdzKey: string }, model: Pr
   };
 }
 
-/** Import of an existing model: fetch (through the guarded fetcher), validate, normalise, USDZ. */
-export async function ingestModel(deps: Deps, product: ProductRecord) {
-  if (product.source.kind !== 'model_url') throw new Error(`ingest.model got a ${product.source.kind} product`);
+/** What a model import is for: a product waiting for its model, or a replacement of the model it has. */
+export interface ModelImport {
+  model_url: string;
+  /** the GLB key of the model being replaced; null when the product has no model yet */
+  replaces: string | null;
+}
+
+/** The product still wants this import: it waits for a model, or still has the model this one replaces. */
+export const importStillWanted = (p: ProductRecord, job: ModelImport) =>
+  job.replaces === null ? isModelInFlight(p) : p.modelStatus === 'ready' && p.model?.glbKey === job.replaces;
+
+/**
+ * Import of a model file: fetch (through the guarded fetcher), validate, normalise, USDZ. The URL is the
+ * job's own: the product's source for a first import, the new URL for a replacement.
+ */
+export async function ingestModel(deps: Deps, product: ProductRecord, job: ModelImport) {
   await reportProgress(deps, product.id, 10, 'fetching_model');
-  const model = await processModel(product.source.model_url, (url) => deps.fetcher.fetch(url).then((r) => r.body));
+  // An uploaded model is read from the organization's own uploads and may not reach for any other file.
+  const fetchBytes = isUploadRef(job.model_url)
+    ? async (url: string) => {
+        if (url !== job.model_url) throw new InputRejected('external_uri_refused', 'An uploaded model must be one self-contained GLB file.');
+        const data = await readUploadRef(deps, product.orgId, url);
+        if (!data) throw new InputRejected('upload_missing', 'The uploaded model is no longer available; upload it again.');
+        return data;
+      }
+    : (url: string) => deps.fetcher.fetch(url).then((r) => r.body);
+  const model = await processModel(job.model_url, fetchBytes);
   await reportProgress(deps, product.id, 80, 'storing_model');
   const keys = await storeModel(deps, product, model);
-  const at = deps.clock.now().toISOString();
-  await inTransaction(deps.database.db, async (trx) => {
+  const applied = await inTransaction(deps.database.db, async (trx) => {
     const current = await loadProduct(trx, product.id);
-    if (!current || current.modelStatus === 'ready') return;
-    await updateProductRow(trx, product.id, {
-      model: JSON.stringify(storedModel(keys, model, current.model, 'imported')),
-      model_status: 'ready',
-      analysis: 'done',
-      progress: 100,
-      step: 'done',
-      error: null,
-      updated_at: at,
-    });
-    await emitProductEvent(trx, deps.storage, 'product.model.ready', product.id, at);
+    if (!current || !importStillWanted(current, job)) return false;
+    return modelReady(deps, trx, current, storedModel(keys, model, current.model, 'imported'));
   });
+  // Whichever model nothing points at any more loses its files: the replaced one, or this one if unwanted.
+  const orphan = applied ? (job.replaces === null ? null : { glbKey: job.replaces, usdzKey: product.model?.usdzKey ?? null }) : keys;
+  if (orphan) await Promise.allSettled([deps.storage.delete(orphan.glbKey), orphan.usdzKey ? deps.storage.delete(orphan.usdzKey) : Promise.resolve()]);
 }

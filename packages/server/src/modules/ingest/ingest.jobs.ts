@@ -1,61 +1,62 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { extractFrames, extractProduct, isMediaError, mapLimit, processImage } from '@plinth/media';
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { FetchError } from '../../platform/fetch/types.js';
-import type { Job } from '../../platform/jobs/types.js';
-import { emitProductEvent } from '../products/products.events.js';
-import { GENERATE_QUEUE } from '../products/order.service.js';
-import { INGEST_QUEUES, INGEST_RETRIES } from '../products/ingest-queues.js';
-import { loadProduct, updateProductRow } from '../products/products.repo.js';
-import { PURGE_QUEUE } from '../products/products.service.js';
+import { requireTool } from '../../platform/tools.js';
+import { defineJob, type JobFailure } from '../../platform/jobs/define.js';
+import { generateModelJob } from '../generation/generation.jobs.js';
+import { imagesFailed, imagesIngested, modelFailed, modelReplacementFailed, reportProgress, titleFound } from '../products/products.lifecycle.js';
+import { loadProduct } from '../products/products.repo.js';
 import type { ImageOrigin, ProblemInfo, ProductRecord } from '../products/products.types.js';
-import { processImage } from './image-pipeline.js';
-import { failedImage, failModel, insertImageRows, productPrefix, reportProgress, storeImageFiles, type StoredImage } from './ingest.store.js';
+import { failedImage, insertImageRows, storeImageFiles, type StoredImage } from './ingest.store.js';
 import { InputRejected } from './input-rejected.js';
-import { ingestModel } from './ingest-model.js';
-import { extractProduct } from './page-extract.js';
-import { extractFrames } from './video-frames.js';
+import { importStillWanted, ingestModel } from './ingest-model.js';
 
-interface IngestData {
-  product_id: string;
-  generation_credits?: number;
-}
+/** What every ingestion job carries: the product, and the credits its model order paid (refunded on failure). */
+const IngestPayload = Type.Object({
+  product_id: Type.String(),
+  generation_credits: Type.Integer({ minimum: 0 }),
+});
+type IngestData = Static<typeof IngestPayload>;
+
+/** Retries after the first attempt; a fetch that timed out may well work a second later. */
+const INGEST_RETRIES = 2;
 
 const PAGE_MAX_BYTES = 5 * 1024 * 1024;
 const IN_FLIGHT = 2;
 
 export function problemOf(err: unknown): ProblemInfo {
   if (err instanceof InputRejected) return { code: err.reason, message: err.message };
+  // A MediaError's reason is already the public failure code: the engine's list of reasons is that set of codes.
+  if (isMediaError(err)) return { code: err.reason, message: err.message };
   if (err instanceof FetchError) return { code: `fetch_${err.code}`, message: err.message };
   return { code: 'internal_error', message: 'Processing failed unexpectedly.' };
 }
 
-/** Two at a time: sharp's threads and the network are both kept busy without piling up memory. */
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
+/** The reason a job that will not run again gives its product. */
+export function failureProblem(failure: JobFailure): ProblemInfo {
+  if (failure.kind === 'worker_lost') return { code: 'processing_limit', message: 'Processing stopped before it finished (its worker was stopped or ran out of resources).' };
+  return problemOf(failure.error);
 }
+
+/** Bad input, or a fetch refused or answered in a way no retry changes. */
+const permanentIngestFailure = (err: unknown) =>
+  err instanceof InputRejected || isMediaError(err) || (err instanceof FetchError && err.code !== 'timeout' && err.code !== 'network');
 
 type Source = { origin: ImageOrigin; url: string | null; load: () => Promise<Buffer> };
 
 async function ingestImages(deps: Deps, product: ProductRecord, sources: Source[], data: IngestData) {
   let done = 0;
-  const images = await mapLimited(sources, IN_FLIGHT, async (s): Promise<StoredImage> => {
+  const images = await mapLimit(sources, IN_FLIGHT, async (s): Promise<StoredImage> => {
     try {
       const processed = await processImage(await s.load());
       return await storeImageFiles(deps, product, processed, s.origin, s.url);
     } catch (err) {
-      if (!(err instanceof InputRejected) && !(err instanceof FetchError)) throw err;
+      if (!isMediaError(err) && !(err instanceof InputRejected) && !(err instanceof FetchError)) throw err;
       return failedImage(s.origin, s.url, problemOf(err));
     } finally {
       await reportProgress(deps, product.id, 10 + (80 * ++done) / sources.length, 'processing_images');
@@ -75,23 +76,13 @@ async function finishImages(deps: Deps, product: ProductRecord, images: StoredIm
     await insertImageRows(trx, current, images, current.images.length, at);
     if (!good.length) {
       const error = images[0]?.error ?? { code: 'no_product_images', message: 'No usable product image was found.' };
-      await updateProductRow(trx, product.id, { images_status: 'failed', analysis: 'failed', error: JSON.stringify(error), step: 'failed', progress: null, updated_at: at });
-      if (current.generateModel) await failModel(deps, trx, current, { code: 'no_usable_images', message: 'No usable image to build a model from.' }, data.generation_credits ?? 0, at);
+      await imagesFailed(deps, trx, current, error, data.generation_credits);
       return;
     }
-    await updateProductRow(trx, product.id, {
-      images_status: 'ready',
-      analysis: 'done',
-      thumbnail_key: current.thumbnailKey ?? good[0].keys!.thumb,
-      progress: current.generateModel ? 0 : 100,
-      step: current.generateModel ? 'queued_for_generation' : 'done',
-      error: null,
-      updated_at: at,
-    });
+    if (!(await imagesIngested(deps, trx, current, good[0].keys!.thumb))) return;
     if (current.generateModel) {
-      await deps.jobs.enqueue(trx, GENERATE_QUEUE, { product_id: product.id, credits: data.generation_credits ?? 0 }, { retryLimit: 1 });
+      await deps.jobs.enqueue(trx, generateModelJob, { product_id: product.id, credits: data.generation_credits });
     }
-    await emitProductEvent(trx, deps.storage, 'product.images.ready', product.id, at);
   });
 }
 
@@ -123,9 +114,7 @@ async function handlePage(deps: Deps, product: ProductRecord, data: IngestData) 
   const page = await deps.fetcher.fetch(product.source.source_url, { maxBytes: PAGE_MAX_BYTES });
   const found = extractProduct(page.body.toString('utf8'), page.url);
   if (!found.imageUrls.length) throw new InputRejected('no_product_images', 'The page shows no product images (no JSON-LD Product, Open Graph image or large image).');
-  if (found.title && !product.title) {
-    await updateProductRow(deps.database.db, product.id, { title: found.title.slice(0, 500), updated_at: deps.clock.now().toISOString() });
-  }
+  if (found.title && !product.title) await titleFound(deps, product.id, found.title);
   const sources = found.imageUrls.map((url): Source => ({ origin: 'fetched', url, load: () => fetchBody(deps, url) }));
   return ingestImages(deps, product, sources, data);
 }
@@ -139,7 +128,9 @@ async function handleVideo(deps: Deps, product: ProductRecord, data: IngestData)
     const file = join(dir, 'input');
     await writeFile(file, video);
     await reportProgress(deps, product.id, 10, 'extracting_frames');
-    const frames = await extractFrames(file, { workDir: dir });
+    const { ffmpeg, ffprobe } = deps.config.tools;
+    await requireTool(deps.config.tools, 'ffmpeg');
+    const frames = await extractFrames(file, { workDir: dir, tools: { ffmpeg, ffprobe } });
     const sources = frames.map((frame): Source => ({ origin: 'video_frame', url: null, load: async () => frame }));
     return await ingestImages(deps, product, sources, data);
   } finally {
@@ -147,51 +138,68 @@ async function handleVideo(deps: Deps, product: ProductRecord, data: IngestData)
   }
 }
 
-/** A permanent failure (bad input, or the last attempt) ends the product's work with a readable reason. */
-async function failIngestion(deps: Deps, productId: string, error: ProblemInfo, data: IngestData) {
-  const at = deps.clock.now().toISOString();
+/**
+ * Ingestion will not run again (bad input, its last attempt failed, or its worker died): the product
+ * says why, and the model that was to be built from the images fails too, refunding its credits.
+ */
+async function failIngestion(deps: Deps, data: IngestData, failure: JobFailure) {
   await inTransaction(deps.database.db, async (trx) => {
-    const p = await loadProduct(trx, productId);
-    if (!p) return;
-    if (p.source.kind === 'model_url') {
-      if (p.modelStatus !== 'ready' && p.modelStatus !== 'failed') await failModel(deps, trx, p, error, 0, at);
-      await updateProductRow(trx, p.id, { analysis: 'failed', updated_at: at });
-      return;
-    }
-    if (p.imagesStatus !== 'ingesting') return;
-    await updateProductRow(trx, p.id, { images_status: 'failed', analysis: 'failed', error: JSON.stringify(error), step: 'failed', progress: null, updated_at: at });
-    if (p.generateModel && p.modelStatus === 'queued') await failModel(deps, trx, p, { code: 'no_usable_images', message: error.message }, data.generation_credits ?? 0, at);
+    const p = await loadProduct(trx, data.product_id);
+    if (p) await imagesFailed(deps, trx, p, failureProblem(failure), data.generation_credits);
   });
 }
 
-type Handler = (deps: Deps, product: ProductRecord, data: IngestData) => Promise<void>;
-
-function ingestJob(deps: Deps, handler: Handler) {
-  return async (job: Job) => {
-    const data = job.data as unknown as IngestData;
-    const product = await loadProduct(deps.database.db, data.product_id);
-    if (!product) return;
-    try {
-      await handler(deps, product, data);
-    } catch (err) {
-      const permanent = err instanceof InputRejected || (err instanceof FetchError && err.code !== 'timeout' && err.code !== 'network');
-      if (permanent || job.attempt > INGEST_RETRIES) {
-        if (!permanent) deps.logger.error({ err, productId: product.id }, 'ingestion failed on its last attempt');
-        await failIngestion(deps, product.id, problemOf(err), data);
-        return;
-      }
-      throw err;
-    }
-  };
+function ingestJob(name: string, handler: (deps: Deps, product: ProductRecord, data: IngestData) => Promise<void>) {
+  return defineJob({
+    name,
+    payload: IngestPayload,
+    retryLimit: INGEST_RETRIES,
+    permanent: permanentIngestFailure,
+    handle: async (deps: Deps, data) => {
+      const product = await loadProduct(deps.database.db, data.product_id);
+      if (product?.imagesStatus === 'ingesting') await handler(deps, product, data);
+    },
+    onFailed: failIngestion,
+  });
 }
+
+/** Image URLs and uploaded images: the same job, told apart by the product's source. */
+export const ingestImagesJob = ingestJob('ingest.images', handleImages);
+export const ingestPageJob = ingestJob('ingest.page', handlePage);
+export const ingestVideoJob = ingestJob('ingest.video', handleVideo);
+
+/** The ingestion job of each kind of source; a model import is ingestModelJob, which carries its URL. */
+export const INGEST_JOBS = {
+  image_urls: ingestImagesJob,
+  image_paths: ingestImagesJob,
+  video_url: ingestVideoJob,
+  source_url: ingestPageJob,
+} as const;
+
+/**
+ * Imports a model file. The URL travels in the payload, not read back from the product: a replacement
+ * (PATCH …/model) imports the URL it was given, while the product's source still names the first one.
+ */
+export const ingestModelJob = defineJob({
+  name: 'ingest.model',
+  payload: Type.Object({ product_id: Type.String(), model_url: Type.String({ minLength: 1 }), replaces: Type.Union([Type.String(), Type.Null()]) }),
+  retryLimit: INGEST_RETRIES,
+  permanent: permanentIngestFailure,
+  handle: async (deps: Deps, data) => {
+    const product = await loadProduct(deps.database.db, data.product_id);
+    if (product && importStillWanted(product, data)) await ingestModel(deps, product, data);
+  },
+  onFailed: async (deps: Deps, data, failure) => {
+    await inTransaction(deps.database.db, async (trx) => {
+      const p = await loadProduct(trx, data.product_id);
+      if (!p || !importStillWanted(p, data)) return;
+      if (data.replaces === null) await modelFailed(deps, trx, p, failureProblem(failure), 0);
+      else await modelReplacementFailed(deps, trx, p, failureProblem(failure));
+    });
+  },
+});
 
 export function registerIngestJobs(deps: Deps) {
-  deps.jobs.register(INGEST_QUEUES.image_urls, ingestJob(deps, handleImages));
-  deps.jobs.register(INGEST_QUEUES.source_url, ingestJob(deps, handlePage));
-  deps.jobs.register(INGEST_QUEUES.video_url, ingestJob(deps, handleVideo));
-  deps.jobs.register(INGEST_QUEUES.model_url, ingestJob(deps, (d, p) => ingestModel(d, p)));
-  deps.jobs.register(PURGE_QUEUE, async (job) => {
-    const { org_id, product_id } = job.data as { org_id: string; product_id: string };
-    await deps.storage.deletePrefix(productPrefix({ orgId: org_id, id: product_id }));
-  });
+  for (const job of [ingestImagesJob, ingestPageJob, ingestVideoJob]) deps.jobs.register(job, deps);
+  deps.jobs.register(ingestModelJob, deps);
 }

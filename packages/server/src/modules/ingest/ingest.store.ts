@@ -2,11 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import type { Executor } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import { emitProductEvent } from '../products/products.events.js';
-import { addCredits } from '../orgs/orgs.repo.js';
-import { updateProductRow } from '../products/products.repo.js';
+import { browserAssetKey, privateProductKey } from '../../platform/storage/names.js';
 import type { ImageOrigin, ProblemInfo, ProductRecord } from '../products/products.types.js';
-import type { ProcessedImage } from './image-pipeline.js';
+import type { ProcessedImage } from '@plinth/media';
 
 export const productPrefix = (p: { orgId: string; id: string }) => `orgs/${p.orgId}/products/${p.id}/`;
 
@@ -23,8 +21,10 @@ export interface StoredImage {
 /** Writes an image's files; the row comes later, in the transaction that finishes the job. */
 export async function storeImageFiles(deps: Deps, product: ProductRecord, processed: ProcessedImage, origin: ImageOrigin, sourceUrl: string | null): Promise<StoredImage> {
   const id = newId('img');
-  const base = `${productPrefix(product)}images/${id}`;
-  const keys = { original: `${base}.${processed.ext}`, mask: `${base}.mask.png`, thumb: `${base}.thumb.webp` };
+  // Each file gets its own random name: knowing a thumbnail's URL must not reveal the original's.
+  // A render is a finished image meant for browsers; any other original stays private.
+  const original = origin === 'rendered' ? browserAssetKey(product, `.${processed.ext}`) : privateProductKey(product, 'originals', `.${processed.ext}`);
+  const keys = { original, mask: browserAssetKey(product, '.mask.png'), thumb: browserAssetKey(product, '.thumb.webp') };
   await Promise.all([
     deps.storage.put(keys.original, processed.original, { contentType: processed.contentType }),
     deps.storage.put(keys.mask, processed.mask, { contentType: 'image/png' }),
@@ -68,21 +68,4 @@ export async function insertImageRows(trx: Executor, product: ProductRecord, ima
       })),
     )
     .execute();
-}
-
-/** Progress is informational and written outside any transaction. */
-export async function reportProgress(deps: Deps, productId: string, progress: number, step: string) {
-  await updateProductRow(deps.database.db, productId, { progress: Math.round(progress), step, updated_at: deps.clock.now().toISOString() });
-}
-
-/** A generation that will not happen gives its credits back through the ledger. */
-export async function refundGeneration(trx: Executor, product: ProductRecord, credits: number, at: string) {
-  if (credits <= 0) return;
-  await addCredits(trx, { id: newId('led'), orgId: product.orgId, delta: credits, reason: 'refund', ref: product.id, at });
-}
-
-export async function failModel(deps: Deps, trx: Executor, product: ProductRecord, error: ProblemInfo, refundCredits: number, at: string) {
-  await updateProductRow(trx, product.id, { model_status: 'failed', error: JSON.stringify(error), step: 'failed', progress: null, updated_at: at });
-  await refundGeneration(trx, product, refundCredits, at);
-  await emitProductEvent(trx, deps.storage, 'product.model.failed', product.id, at);
 }

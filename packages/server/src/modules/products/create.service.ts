@@ -15,9 +15,10 @@ import { signQuote, verifyQuote, type QuotePayload } from '../quotes/quote-token
 import { commitOrder } from './order.service.js';
 import { countActiveProducts, findProduct, insertProduct } from './products.repo.js';
 import type { ProductRecord, ProductSource } from './products.types.js';
-import { INGEST_RETRIES, ingestQueueFor } from './ingest-queues.js';
+import { INGEST_JOBS, ingestModelJob } from '../ingest/ingest.jobs.js';
+import { takeUploads, uploadRef } from '../uploads/index.js';
 
-export const SOURCE_FIELDS = ['image_urls', 'video_url', 'source_url', 'model_url', 'image_paths', 'resume_token'] as const;
+export const SOURCE_FIELDS = ['image_urls', 'video_url', 'source_url', 'model_url', 'image_paths', 'model_path', 'resume_token'] as const;
 
 export interface CreateBody {
   image_urls?: string[];
@@ -25,6 +26,7 @@ export interface CreateBody {
   source_url?: string;
   model_url?: string;
   image_paths?: string[];
+  model_path?: string;
   resume_token?: string;
   title?: string;
   custom_id?: string;
@@ -81,13 +83,6 @@ async function assertFetchable(deps: Deps, urls: { path: string; url: string }[]
   if (errors.length) throw validationFailed(errors, 'A URL cannot be fetched.');
 }
 
-async function assertUploadsOwned(deps: Deps, orgId: string, paths: string[]) {
-  const rows = await deps.database.db.selectFrom('uploads').select('path').where('org_id', '=', orgId).where('path', 'in', paths).execute();
-  const owned = new Set(rows.map((r) => r.path));
-  const errors = paths.flatMap((p, i) => (owned.has(p) ? [] : [{ path: `body.image_paths[${i}]`, message: 'is not an upload of this organization' }]));
-  if (errors.length) throw validationFailed(errors);
-}
-
 async function assertCustomIdFree(db: Executor, orgId: string, customId: string | undefined) {
   if (!customId) return;
   const taken = await db.selectFrom('products').select('id').where('org_id', '=', orgId).where('custom_id', '=', customId).executeTakeFirst();
@@ -113,8 +108,8 @@ export async function createProduct(deps: Deps, principal: Principal, body: Crea
   const field = chosenSource(body);
   if (field === 'resume_token') return { kind: 'product', product: await commit(deps, principal, body, effect) };
   const orgId = writeOrg(principal, body.org_id);
-  if (field === 'model_url') {
-    await assertFetchable(deps, [{ path: 'body.model_url', url: body.model_url! }]);
+  if (field === 'model_url' || field === 'model_path') {
+    if (field === 'model_url') await assertFetchable(deps, [{ path: 'body.model_url', url: body.model_url! }]);
     return { kind: 'product', product: await importModel(deps, orgId, body, effect) };
   }
   const input = normalisedInput(body, field);
@@ -124,7 +119,7 @@ export async function createProduct(deps: Deps, principal: Principal, body: Crea
     ...(input.source_url ? [{ path: 'body.source_url', url: input.source_url }] : []),
   ];
   await assertFetchable(deps, urls);
-  if (input.image_paths) await assertUploadsOwned(deps, orgId, input.image_paths);
+  if (input.image_paths) await takeUploads(deps.database.db, orgId, 'image_paths', input.image_paths, null);
   return { kind: 'quote', quote: await quote(deps, orgId, 'create', input as unknown as Record<string, unknown>, null) };
 }
 
@@ -208,6 +203,8 @@ async function commit(deps: Deps, principal: Principal, body: CreateBody, effect
     assertCredits(org.credit_balance, payload.credits);
     const input = payload.input as unknown as CreateInput;
     await assertCustomIdFree(trx, orgId, input.custom_id);
+    // The uploads must still exist (the sweep may have taken them since the quote); from now on they are kept.
+    if (input.image_paths) await takeUploads(trx, orgId, 'image_paths', input.image_paths, at);
     const productId = newId('prod');
     if (payload.credits > 0) {
       const left = await debitCredits(trx, { id: newId('led'), orgId, amount: payload.credits, reason: 'create', ref: productId, at });
@@ -233,7 +230,11 @@ async function importModel(deps: Deps, orgId: string, body: CreateBody, effect?:
     if (!org) throw new AppError('not_found', 'No such organization.');
     assertPlanAllows(org, { addsProduct: true, activeProducts: await countActiveProducts(trx, orgId) });
     await assertCustomIdFree(trx, orgId, input.custom_id);
-    const source: ProductSource = { kind: 'model_url', model_url: body.model_url! };
+    let source: ProductSource = { kind: 'model_url', model_url: body.model_url! };
+    if (body.model_path !== undefined) {
+      await takeUploads(trx, orgId, 'model_path', [body.model_path], at);
+      source = { kind: 'model_path', model_path: body.model_path };
+    }
     return withEffect(trx, await writeNewProduct(deps, trx, { productId: newId('prod'), orgId, source, input, credits: 0, at }), effect);
   });
 }
@@ -250,7 +251,7 @@ async function writeNewProduct(
   trx: Executor,
   p: { productId: string; orgId: string; source: ProductSource; input: CreateInput; credits: number; at: string },
 ): Promise<ProductRecord> {
-  const isModel = p.source.kind === 'model_url';
+  const isModel = p.source.kind === 'model_url' || p.source.kind === 'model_path';
   const generate = !isModel && p.input.generate_model;
   try {
     await insertProduct(trx, {
@@ -278,12 +279,12 @@ async function writeNewProduct(
     if (isUniqueViolation(err) && p.input.custom_id) throw duplicateCustomId(p.input.custom_id);
     throw err;
   }
-  await deps.jobs.enqueue(
-    trx,
-    ingestQueueFor(p.source.kind),
-    { product_id: p.productId, generation_credits: generate ? deps.config.pricing.modelGeneration : 0 },
-    { retryLimit: INGEST_RETRIES },
-  );
+  if (p.source.kind === 'model_url' || p.source.kind === 'model_path') {
+    const modelUrl = p.source.kind === 'model_url' ? p.source.model_url : uploadRef(p.source.model_path);
+    await deps.jobs.enqueue(trx, ingestModelJob, { product_id: p.productId, model_url: modelUrl, replaces: null });
+  } else {
+    await deps.jobs.enqueue(trx, INGEST_JOBS[p.source.kind], { product_id: p.productId, generation_credits: generate ? deps.config.pricing.modelGeneration : 0 });
+  }
   const product = (await findProduct(trx, p.productId, [p.orgId]))!;
   await emitProductEvent(trx, deps.storage, 'product.created', product.id, p.at);
   return product;

@@ -1,6 +1,5 @@
 import type { Selectable, Transaction } from 'kysely';
 import type { Deps } from '../../deps.js';
-import { QUEUES } from '../../queues.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { DB } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
@@ -10,11 +9,10 @@ import { debitCredits } from '../orgs/orgs.repo.js';
 import { assertCredits, assertPlanAllows } from '../quotes/plan.js';
 import type { QuotePayload } from '../quotes/quote-token.js';
 import { quote, type QuoteJson } from './create.service.js';
-import { findProduct, updateProductRow } from './products.repo.js';
+import { generateModelJob, renderImagesJob } from '../generation/generation.jobs.js';
+import { modelQueued, rendersOrdered } from './products.lifecycle.js';
+import { findProduct } from './products.repo.js';
 import type { ProductRecord } from './products.types.js';
-
-export const GENERATE_QUEUE = QUEUES.generateModel;
-export const RENDER_QUEUE = QUEUES.renderImages;
 
 type OrderReason = 'no_analysis' | 'generating' | 'images_ordered' | 'model_exists' | 'model_failed';
 
@@ -75,11 +73,11 @@ export async function commitOrder(
     if (left === null) assertCredits(0, payload.credits);
   }
   if (op === 'order_model') {
-    await updateProductRow(trx, product.id, { model_status: 'queued', generate_model: 1, progress: 0, step: 'queued', error: null, updated_at: at });
-    await deps.jobs.enqueue(trx, GENERATE_QUEUE, { product_id: product.id, credits: payload.credits }, { retryLimit: 1 });
+    await modelQueued(deps, trx, product);
+    await deps.jobs.enqueue(trx, generateModelJob, { product_id: product.id, credits: payload.credits });
   } else {
-    await updateProductRow(trx, product.id, { images_status: 'ordered', progress: 0, step: 'queued', error: null, updated_at: at });
-    await deps.jobs.enqueue(trx, RENDER_QUEUE, { product_id: product.id, credits: payload.credits }, { retryLimit: 1 });
+    await rendersOrdered(deps, trx, product);
+    await deps.jobs.enqueue(trx, renderImagesJob, { product_id: product.id, credits: payload.credits });
   }
   const updated = (await findProduct(trx, product.id, [org.id]))!;
   await emitProductEvent(trx, deps.storage, 'product.updated', updated.id, at);

@@ -1,11 +1,12 @@
 import type { Deps } from '../../deps.js';
-import { QUEUES } from '../../queues.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { readOrgs, writeOrg } from '../../http/reach.js';
 import { inTransaction, isUniqueViolation } from '../../platform/db/index.js';
 import type { Principal } from '../auth/principal.js';
 import { emitEvent } from '../events/events.js';
 import { emitProductEvent } from './products.events.js';
+import { purgeProductFilesJob } from './products.jobs.js';
+import { statusSet } from './products.lifecycle.js';
 import { normaliseTags } from './create.service.js';
 import {
   deleteProductRows,
@@ -17,8 +18,6 @@ import {
   type ProductFilter,
 } from './products.repo.js';
 import type { ProductRecord, ProductStatus } from './products.types.js';
-
-export const PURGE_QUEUE = QUEUES.purgeProductFiles;
 
 export interface ListQuery {
   limit: number;
@@ -102,7 +101,7 @@ export async function deleteProducts(deps: Deps, principal: Principal, ids: stri
     await deleteProductRows(trx, found.map((f) => f.id));
     for (const f of found) {
       await emitEvent(trx, f.org_id, 'product.deleted', { object: 'product', id: f.id, deleted: true }, at);
-      await deps.jobs.enqueue(trx, PURGE_QUEUE, { org_id: f.org_id, product_id: f.id });
+      await deps.jobs.enqueue(trx, purgeProductFilesJob, { org_id: f.org_id, product_id: f.id });
     }
     return found.map((f) => f.id);
   });
@@ -147,11 +146,7 @@ export async function publishProducts(
       else if (status === 'published' && row.model_status !== 'ready') result.refused.push({ id, reason: 'model_not_ready' });
       else {
         if (row.status !== status) {
-          await updateProductRow(trx, id, {
-            status,
-            updated_at: at,
-            ...(status === 'published' ? { published_at: at } : {}),
-          });
+          await statusSet(trx, id, status, at);
           await emitProductEvent(trx, deps.storage, status === 'published' ? 'product.published' : 'product.updated', id, at);
         }
         result.updated.push(id);

@@ -4,7 +4,8 @@ import { inTransaction } from '../../platform/db/index.js';
 import type { Principal } from '../auth/principal.js';
 import { mergeSettings, settingsProblem, type ImageSettingsInput } from '../assets/settings.schemas.js';
 import { emitProductEvent } from '../products/products.events.js';
-import { findProduct, updateImageRow, updateProductRow } from '../products/products.repo.js';
+import { modelUpdated, statusSet, touched } from '../products/products.lifecycle.js';
+import { findProduct, updateImageRow } from '../products/products.repo.js';
 import type { ProductRecord, ProductStatus, ReviewStatus } from '../products/products.types.js';
 
 export interface ReviewBody {
@@ -55,13 +56,13 @@ export async function review(deps: Deps, principal: Principal, productId: string
       images.set(item.image_id, { ...current, ...next });
     }
     if (body.model && product.model) {
-      await updateProductRow(trx, product.id, { model: JSON.stringify({ ...product.model, decision: body.model.decision }), updated_at: at });
+      await modelUpdated(trx, product.id, { ...product.model, decision: body.model.decision }, at);
     }
     const publishing = body.status === 'published' && product.status !== 'published';
     if (body.status && body.status !== product.status) {
-      await updateProductRow(trx, product.id, { status: body.status, updated_at: at, ...(publishing ? { published_at: at } : {}) });
+      await statusSet(trx, product.id, body.status, at);
     } else {
-      await updateProductRow(trx, product.id, { updated_at: at });
+      await touched(trx, product.id, at);
     }
     await emitProductEvent(trx, deps.storage, 'product.updated', product.id, at);
     if (publishing) await emitProductEvent(trx, deps.storage, 'product.published', product.id, at);

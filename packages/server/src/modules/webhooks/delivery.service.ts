@@ -17,8 +17,8 @@ import {
   updateDelivery,
   updateEndpointRow,
 } from './webhooks.repo.js';
+import { deliverWebhookJob } from './webhooks.jobs.js';
 import {
-  DELIVER_QUEUE,
   RETRY_SCHEDULE_SECONDS,
   type AttemptOutcome,
   type DeliveryRecord,
@@ -34,8 +34,6 @@ export interface DeliverJobData {
   manual?: boolean;
 }
 
-/** Job-level retries cover database trouble only; HTTP failures are rescheduled by us, on our schedule. */
-const DELIVER_JOB_RETRIES = 20;
 /** Receivers answer with a short acknowledgement; nothing in the body is used. */
 const MAX_RESPONSE_BYTES = 256 * 1024;
 
@@ -54,7 +52,7 @@ export async function enqueueDelivery(
   const token = opts.token ?? newJobToken();
   if (!opts.token) await updateDelivery(trx, deliveryId, { job_token: token });
   const data: DeliverJobData = { delivery_id: deliveryId, token, ...(opts.manual ? { manual: true } : {}) };
-  await deps.jobs.enqueue(trx, DELIVER_QUEUE, { ...data }, { delaySeconds: opts.delaySeconds ?? 0, retryLimit: DELIVER_JOB_RETRIES });
+  await deps.jobs.enqueue(trx, deliverWebhookJob, data, { delaySeconds: opts.delaySeconds ?? 0 });
   return token;
 }
 

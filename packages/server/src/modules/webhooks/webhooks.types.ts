@@ -1,8 +1,5 @@
-import { QUEUES } from '../../queues.js';
 import { EVENT_TYPES } from '../events/events.js';
 
-export const DISPATCH_QUEUE = QUEUES.webhooksDispatch;
-export const DELIVER_QUEUE = QUEUES.webhooksDeliver;
 
 /** Subscribing to this receives every type, including types added later. */
 export const ALL_EVENTS = '*';

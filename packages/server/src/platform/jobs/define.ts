@@ -1,0 +1,123 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { Logger } from '../../logger.js';
+import type { Executor } from '../db/index.js';
+import type { JobQueue } from './types.js';
+
+/** What a handler learns about the run it is in. */
+export interface JobRun {
+  id: string;
+  /** 1 on the first run, 2 on the first retry, … */
+  attempt: number;
+  /** no retry follows a failure of this attempt */
+  last: boolean;
+}
+
+/**
+ * Why a job will not run again. `error` carries what the handler threw (on its last attempt, or a
+ * permanent failure); `worker_lost` means the last attempt never finished: its process was killed or
+ * died, or it ran out of lease, so there is no error object to read.
+ */
+export type JobFailure = { kind: 'error'; error: unknown } | { kind: 'worker_lost' };
+
+/**
+ * One job: its name, its payload's schema, its retry policy and its handler, in one place. Whoever
+ * enqueues imports the definition, so the payload is checked by the compiler at the producer and by
+ * the schema at both ends; a producer and its consumer cannot drift apart.
+ */
+export interface JobDefinition<S extends TSchema = TSchema, C = any> {
+  readonly name: string;
+  readonly payload: S;
+  /** retries after the first attempt */
+  readonly retryLimit: number;
+  /** failures no retry can cure (bad input): no further attempt, straight to onFailed */
+  readonly permanent?: (err: unknown) => boolean;
+  readonly handle: (ctx: C, data: Static<S>, run: JobRun) => Promise<void>;
+  /**
+   * Runs once the job will not run again: after a permanent failure, a failure of the last attempt,
+   * or the loss of the worker during the last attempt. It records the outcome (a product's status, a
+   * refund), so nothing is left waiting for a job that is gone. It must tolerate running twice.
+   */
+  readonly onFailed?: (ctx: C, data: Static<S>, failure: JobFailure) => Promise<void>;
+}
+
+export type PayloadOf<D> = D extends JobDefinition<infer S, any> ? Static<S> : never;
+
+const defined = new Map<string, JobDefinition>();
+
+/** Declares a job. Names are unique across the process; pg-boss creates a queue for each at start. */
+export function defineJob<S extends TSchema, C>(def: JobDefinition<S, C>): JobDefinition<S, C> {
+  if (!def.name) throw new TypeError('job name is required');
+  if (!Number.isInteger(def.retryLimit) || def.retryLimit < 0) throw new TypeError(`job "${def.name}": retryLimit must be an integer >= 0`);
+  if (defined.has(def.name)) throw new Error(`job "${def.name}" is defined twice`);
+  defined.set(def.name, def as unknown as JobDefinition);
+  return def;
+}
+
+/** Names of every job defined so far (all of them once the app's modules are imported). */
+export function definedJobNames(): string[] {
+  return [...defined.keys()];
+}
+
+class InvalidPayload extends Error {
+  override readonly name = 'InvalidPayload';
+}
+
+function checked<S extends TSchema>(def: JobDefinition<S>, data: unknown): Static<S> {
+  if (Value.Check(def.payload, data)) return data;
+  const first = [...Value.Errors(def.payload, data)][0];
+  throw new InvalidPayload(`job "${def.name}": payload ${first ? `${first.path || '/'} ${first.message}` : 'does not match its schema'}`);
+}
+
+/**
+ * The typed face of the job queue that services use: jobs are enqueued and registered by definition.
+ * Each job is given one attempt more than its policy allows. That spare attempt runs only when the last
+ * real one never reported back (its worker was killed, or it outlived its lease): it calls onFailed with
+ * `worker_lost` instead of the handler, so even a job that kills its worker ends with a recorded failure.
+ */
+export class Jobs {
+  constructor(
+    readonly queue: JobQueue,
+    private readonly logger: Logger,
+  ) {}
+
+  get kind() {
+    return this.queue.kind;
+  }
+
+  async enqueue<S extends TSchema>(executor: Executor, def: JobDefinition<S>, data: Static<S>, opts: { delaySeconds?: number } = {}): Promise<string> {
+    return this.queue.enqueue(executor, def.name, checked(def, data) as Record<string, unknown>, { ...opts, retryLimit: def.retryLimit + 1 });
+  }
+
+  register<S extends TSchema, C>(def: JobDefinition<S, C>, ctx: C): void {
+    const attempts = def.retryLimit + 1;
+    this.queue.register(def.name, async (job) => {
+      const data = checked(def, job.data);
+      const log = this.logger.child({ job: job.id, queue: def.name, attempt: job.attempt });
+      if (job.attempt > attempts) {
+        log.error('job failed: its worker stopped during the last attempt');
+        await def.onFailed?.(ctx, data, { kind: 'worker_lost' });
+        // Ends the spare attempt as a failure, which is what the job was.
+        throw new Error('the last attempt did not finish (worker lost)');
+      }
+      try {
+        await def.handle(ctx, data, { id: job.id, attempt: job.attempt, last: job.attempt === attempts });
+      } catch (err) {
+        const permanent = def.permanent?.(err) ?? false;
+        if (!permanent && job.attempt < attempts) throw err;
+        if (!permanent) log.error({ err }, 'job failed on its last attempt');
+        // If recording the failure itself fails, the error reaches the queue and the spare attempt tries again.
+        await def.onFailed?.(ctx, data, { kind: 'error', error: err });
+      }
+    });
+  }
+
+  async declare(names: string[] = definedJobNames()): Promise<void> {
+    await this.queue.declare(names);
+  }
+
+  open = () => this.queue.open();
+  start = () => this.queue.start();
+  close = () => this.queue.close();
+  ping = () => this.queue.ping();
+}
