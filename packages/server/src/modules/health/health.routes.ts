@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { sendError } from '../../http/error-handler.js';
+import { toolCapabilities } from '../../platform/tools.js';
 
 const Check = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('fail')]),
@@ -11,11 +12,15 @@ const Check = Type.Object({
   error: Type.Optional(Type.String()),
 });
 
+const Capability = Type.Object({ available: Type.Boolean(), version: Type.Union([Type.String(), Type.Null()]) });
+
 const Health = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
     version: Type.String(),
     checks: Type.Object({ database: Check, storage: Check, jobs: Check }),
+    /** System tools. A missing one fails only the jobs that need it, so it degrades the answer without a 503. */
+    capabilities: Type.Object({ ffmpeg: Capability, chromium: Capability, colmap: Capability }),
   },
   { title: 'Health' },
 );
@@ -74,7 +79,7 @@ export const healthRoutes =
         schema: { tags: ['Health'], summary: 'Service health', security: [], response: { 200: Health, ...ErrorResponses } },
       },
       async (request, reply) => {
-        const [database, storage, jobs] = await runChecks();
+        const [[database, storage, jobs], capabilities] = await Promise.all([runChecks(), toolCapabilities(deps.config.tools)]);
         for (const [name, c] of Object.entries({ database, storage, jobs })) {
           if ('cause' in c) request.log.warn({ err: c.cause, check: name }, 'health check failed');
         }
@@ -83,8 +88,8 @@ export const healthRoutes =
         if (database.status === 'fail') {
           return sendError(reply, 503, 'service_unavailable', 'The database is unreachable.', { checks });
         }
-        const ok = storage.status === 'ok' && jobs.status === 'ok';
-        return { status: ok ? ('ok' as const) : ('degraded' as const), version, checks };
+        const ok = storage.status === 'ok' && jobs.status === 'ok' && Object.values(capabilities).every((c) => c.available);
+        return { status: ok ? ('ok' as const) : ('degraded' as const), version, checks, capabilities };
       },
     );
   };
