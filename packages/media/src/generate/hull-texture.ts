@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import type { TriangleMesh } from './marching-cubes.js';
 import type { PreparedView } from './prepared-view.js';
-import { DECODE_CONCURRENCY, mapLimit } from './map-limit.js';
+import { DECODE_CONCURRENCY, mapLimit } from '../util/map-limit.js';
 import { bleedColours } from './texture-bleed.js';
 import { projectToImage, type ViewCamera } from './turntable-camera.js';
 
@@ -40,11 +40,16 @@ interface Tile {
   height: number;
 }
 
-export async function textureHull(
+/** What texturing needs of a camera: where it looks from, and where a point lands in its photo. */
+export type TextureCamera = Pick<ViewCamera, 'toCamera'>;
+
+export async function textureHull<C extends TextureCamera = ViewCamera>(
   mesh: TriangleMesh,
   views: readonly PreparedView[],
-  cams: readonly ViewCamera[],
+  cams: readonly C[],
   textureSize: number,
+  // Turntable cameras by default; posed cameras bring their perspective projection.
+  project: (cam: C, x: number, y: number, z: number) => [number, number] = projectToImage as unknown as (cam: C, x: number, y: number, z: number) => [number, number],
 ): Promise<{ mesh: TexturedMesh; texture: Buffer }> {
   const { positions, indices } = mesh;
   const triangleCount = indices.length / 3;
@@ -103,7 +108,7 @@ export async function textureHull(
   const uvs = new Float32Array(vertexCount * 2);
   for (let v = 0; v < vertexCount; v++) {
     const tile = tileOf.get(sourceChart[v])!;
-    const [px, py] = projectToImage(cams[tile.view], outPositions[v * 3], outPositions[v * 3 + 1], outPositions[v * 3 + 2]);
+    const [px, py] = project(cams[tile.view], outPositions[v * 3], outPositions[v * 3 + 1], outPositions[v * 3 + 2]);
     const tx = tile.left + ((px - tile.crop.left) * tile.width) / tile.crop.width;
     const ty = tile.top + ((py - tile.crop.top) * tile.height) / tile.crop.height;
     // The hull lies inside every silhouette, so clamping only trims sub-voxel overshoot.

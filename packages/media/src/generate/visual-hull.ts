@@ -64,13 +64,7 @@ export async function carveVisualHull(
   bounds: Bounds3,
   opts: CarveOptions = {},
 ): Promise<ScalarGrid> {
-  const resolution = opts.resolution ?? DEFAULT_GRID_RESOLUTION;
-  const extent = [0, 1, 2].map((a) => bounds.max[a] - bounds.min[a]);
-  const step = Math.max(...extent) / (resolution - 1 - 2 * MARGIN);
-  const [nx, ny, nz] = extent.map((e) => Math.ceil(e / step) + 1 + 2 * MARGIN);
-  const origin: [number, number, number] = [0, 1, 2].map(
-    (a) => (bounds.min[a] + bounds.max[a]) / 2 - ((([nx, ny, nz][a] - 1) * step) / 2),
-  ) as [number, number, number];
+  const { nx, ny, nz, origin, step } = gridLayout(bounds, opts.resolution ?? DEFAULT_GRID_RESOLUTION);
 
   const samplers = views.map((view, k) => samplerFor(view, cams[k]));
   const values = new Float32Array(nx * ny * nz);
@@ -103,8 +97,17 @@ export async function carveVisualHull(
   return { values, nx, ny, nz, origin, step };
 }
 
+/** A grid over `bounds` with `resolution` samples along its longest side, plus an empty margin. */
+export function gridLayout(bounds: Bounds3, resolution: number): Omit<ScalarGrid, 'values'> {
+  const extent = [0, 1, 2].map((a) => bounds.max[a] - bounds.min[a]);
+  const step = Math.max(...extent) / (resolution - 1 - 2 * MARGIN);
+  const [nx, ny, nz] = extent.map((e) => Math.ceil(e / step) + 1 + 2 * MARGIN);
+  const origin = [0, 1, 2].map((a) => (bounds.min[a] + bounds.max[a]) / 2 - (([nx, ny, nz][a] - 1) * step) / 2) as [number, number, number];
+  return { nx, ny, nz, origin, step };
+}
+
 /** Forces the grid's outer shell outside, which guarantees a closed surface. */
-function closeBorder(values: Float32Array, nx: number, ny: number, nz: number, step: number): void {
+export function closeBorder(values: Float32Array, nx: number, ny: number, nz: number, step: number): void {
   for (let z = 0; z < nz; z++) {
     for (let y = 0; y < ny; y++) {
       const edgeRow = z === 0 || z === nz - 1 || y === 0 || y === ny - 1;

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { capturesDir, templeCameras } from '../poses/poses.test-support.js';
+import { resolveHints } from './generator.js';
+import { generatePosedHull } from './posed-generator.js';
+import { prepareViews } from './prepared-view.js';
+
+const dir = capturesDir();
+
+/** The temple stands on black cloth: a brightness threshold is a fair cut-out for it. */
+async function templeMask(png: Buffer): Promise<Buffer> {
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const mask = Buffer.alloc(info.width * info.height);
+  for (let i = 0; i < mask.length; i++) {
+    const [r, g, b] = [data[i * 3], data[i * 3 + 1], data[i * 3 + 2]];
+    mask[i] = Math.max(r, g, b) > 70 && r > b + 15 ? 255 : 0;
+  }
+  return sharp(mask, { raw: { width: info.width, height: info.height, channels: 1 } }).median(5).png().toBuffer();
+}
+
+describe.skipIf(!dir)('posed carving on the temple (real photos)', () => {
+  it('with the calibrated cameras and its height, comes out at its real size, one piece, agreeing with the photos', { timeout: 120_000 }, async () => {
+    const truth = templeCameras(dir!);
+    const views = await Promise.all(
+      truth.names.map(async (name) => {
+        const image = readFileSync(join(dir!, 'temple', name));
+        return { image, mask: await templeMask(image) };
+      }),
+    );
+    const prepared = await prepareViews(views, resolveHints({}));
+    const steps: string[] = [];
+    const result = await generatePosedHull(
+      prepared,
+      { cameras: truth.cameras, viewsTotal: 16, source: 'given', timings: {} },
+      { triangleBudget: 20_000, textureSize: 1024, dimensions: { height: 0.16 } },
+      async (_p, step) => void steps.push(step),
+    );
+    console.log('temple (given cameras)', result.dimensions, result.quality);
+    expect(steps[0]).toBe('carving');
+    expect(steps.at(-1)).toBe('storing_model');
+    expect(result.quality).toMatchObject({ method: 'posed_hull', pose_source: 'given', views_used: 16, views_total: 16, scale_source: 'given' });
+    expect(result.quality.largest_piece).toBeGreaterThanOrEqual(0.95);
+    expect(result.quality.silhouette_iou!.median).toBeGreaterThanOrEqual(0.85);
+    expect(result.dimensions.height).toBeCloseTo(0.16, 3);
+    expect(result.dimensions.width).toBeGreaterThan(0.102 * 0.9);
+    expect(result.dimensions.width).toBeLessThan(0.102 * 1.1);
+    expect(result.dimensions.depth).toBeGreaterThan(0.075 * 0.9);
+    expect(result.dimensions.depth).toBeLessThan(0.075 * 1.1);
+  });
+});
