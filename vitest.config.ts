@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 const postgresUrl = process.env.PLINTH_TEST_POSTGRES_URL;
@@ -5,17 +6,18 @@ const redisUrl = process.env.PLINTH_TEST_REDIS_URL;
 const include = ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'];
 
 /**
- * Files that never touch the database, Redis or object storage (image, model and video pipelines,
- * the generator, the guarded fetcher's address rules, browser-only and packaging checks). Running
- * them again on the PostgreSQL backend would test nothing new, so that project leaves them out.
+ * The media engine's tests never touch the database, Redis or object storage, so the PostgreSQL
+ * project leaves the whole package out, as it does the SDK's and the embed's browser-only checks.
  */
-const backendIndependent = [
-  'packages/server/src/modules/export/finish.test.ts',
-  'packages/server/src/modules/generation/{builtin-generator,external-generator,marching-cubes,renders}.test.ts',
-  'packages/server/src/modules/ingest/{frame-select,image-formats,image-pipeline,model-pipeline,model-usdz,model-validate,page-extract,video-frames}.test.ts',
-  'packages/server/src/platform/fetch/*.test.ts',
-  'packages/sdk/test/{pack,browser,webhook-verify,types}.test.ts',
-  'packages/embed/test/**/*.test.ts',
+const backendIndependent = ['packages/media/**', 'packages/sdk/test/{pack,browser,webhook-verify,types}.test.ts', 'packages/embed/test/**/*.test.ts'];
+
+/**
+ * Tests run the media engine from its sources, so they never need its dist/ built first. Exact
+ * matches only: '@plinth/media/child' is the compiled sandbox entry and must stay what it is.
+ */
+const alias = [
+  { find: /^@plinth\/media$/, replacement: fileURLToPath(new URL('./packages/media/src/index.ts', import.meta.url)) },
+  { find: /^@plinth\/media\/test-support$/, replacement: fileURLToPath(new URL('./packages/media/src/fixtures.test-support.ts', import.meta.url)) },
 ];
 
 if (!postgresUrl) {
@@ -26,6 +28,7 @@ if (!redisUrl) {
 }
 
 export default defineConfig({
+  resolve: { alias },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

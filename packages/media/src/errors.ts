@@ -3,19 +3,46 @@
  * code without parsing messages; `details` says which limit or input was at fault.
  */
 export const MEDIA_ERROR_REASONS = [
+  // Shared by every step.
   'unsupported_format',
   'decode_failed',
   'too_large',
-  'model_invalid',
-  'model_too_complex',
-  'no_frames',
-  'no_images',
-  'no_product',
-  'poses_not_found',
-  'inconsistent_views',
+  'processing_limit',
   'tool_missing',
   'tool_failed',
-  'processing_limit',
+  // Images. These names are also the public failure codes a product's images job reports.
+  'too_many_pixels',
+  'too_small',
+  'corrupt_image',
+  'no_images',
+  'no_product',
+  // Video and product pages.
+  'corrupt_video',
+  'video_timeout',
+  'no_frames',
+  'no_product_images',
+  // Models (glTF / GLB / USDZ).
+  'model_invalid',
+  'invalid_gltf',
+  'unsupported_model',
+  'corrupt_model',
+  'empty_model',
+  'model_too_large',
+  'model_too_complex',
+  'invalid_scale',
+  'external_uri_refused',
+  'external_fetch_failed',
+  'no_model',
+  // Camera poses and generation.
+  'poses_not_found',
+  'inconsistent_views',
+  'invalid_hints',
+  'no_usable_views',
+  'external_failed',
+  'external_invalid_model',
+  'external_protocol',
+  'external_rejected',
+  'external_timeout',
 ] as const;
 
 export type MediaErrorReason = (typeof MEDIA_ERROR_REASONS)[number];

@@ -1,2 +1,53 @@
 // The media engine's one public entry: what the server may call. Nothing here knows HTTP, SQL, tenants or jobs.
-export { MediaError, type MediaErrorReason, MEDIA_ERROR_REASONS } from './errors.js';
+export { MediaError, type MediaErrorReason, MEDIA_ERROR_REASONS, isMediaError } from './errors.js';
+
+// Shared helpers the server uses too, so there is one of each.
+export { mapLimit, DECODE_CONCURRENCY } from './util/map-limit.js';
+export { sniffImageFormat, type AcceptedFormat } from './image/image-formats.js';
+
+// Images: decode, check, mask, analyse.
+export { processImage, type ProcessedImage, type ProcessImageOptions, type ImageAnalysis } from './image/image-pipeline.js';
+export { BLURRY_THRESHOLD, isBlurry, sharpness } from './image/sharpness.js';
+
+// Video frames and product pages.
+export { extractFrames, type ExtractFramesOptions } from './video/video-frames.js';
+export { extractProduct, type PageProduct } from './page/page-extract.js';
+
+// Models: validate, normalise, rescale, stats, USDZ.
+export {
+  processModel,
+  processModelBuffer,
+  rescaleModel,
+  validateGlb,
+  type FetchBytes,
+  type ModelDimensions,
+  type ProcessedModel,
+  type ProcessModelOptions,
+  type RescaleTarget,
+} from './gltf/model-pipeline.js';
+
+// 3D generation.
+export type { Generator, GeneratorView, GenerateHints, GenerateResult, ProgressFn } from './generate/generator.js';
+export { createBuiltinGenerator } from './generate/builtin-generator.js';
+export {
+  createExternalGenerator,
+  ExternalServiceUnavailable,
+  type ExternalFetch,
+  type ExternalGeneratorOptions,
+  type ExternalResponse,
+} from './generate/external-generator.js';
+
+// Renders and finishing.
+export { renderTurntable, type RenderOptions } from './render/renders.js';
+export {
+  finishImage,
+  resolveSettings,
+  settingsCacheKey,
+  DEFAULT_SIZE,
+  DEFAULT_SETTINGS,
+  type FinishInput,
+  type FinishedImage,
+  type ImageFormat,
+  type ImageSettings,
+  type ShadowStyle,
+} from './finish/finish.js';

@@ -2,9 +2,10 @@ import { NodeIO } from '@gltf-transform/core';
 import { getBounds } from '@gltf-transform/functions';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { validateGlb } from '../ingest/model-validate.js';
+import { validateGlb } from '../gltf/model-validate.js';
 import { createBuiltinGenerator } from './builtin-generator.js';
-import { GenerationFailed, type GenerateResult, type GeneratorView } from './generator.js';
+import { MediaError } from '../errors.js';
+import { type GenerateResult, type GeneratorView } from './generator.js';
 import { renderFlat, renderTurntable, type Shape } from './turntable-fixtures.test-support.js';
 
 const BOX: Shape = { kind: 'box', width: 0.4, height: 0.3, depth: 0.2 };
@@ -200,7 +201,7 @@ describe('built-in generator: relief card and failures', () => {
     const blank = await blankMask(256, 256);
     const photo = await sharp({ create: { width: 256, height: 256, channels: 3, background: '#c08040' } }).jpeg().toBuffer();
     const run = generator.generate([{ image: photo, mask: blank }, { image: photo, mask: blank }], {});
-    await expect(run).rejects.toBeInstanceOf(GenerationFailed);
+    await expect(run).rejects.toBeInstanceOf(MediaError);
     await expect(run).rejects.toMatchObject({ reason: 'no_usable_views' });
   });
 

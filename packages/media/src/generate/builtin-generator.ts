@@ -1,8 +1,8 @@
+import { MediaError } from '../errors.js';
 import { setImmediate as nextTick } from 'node:timers/promises';
 import {
   checkAborted,
   DEFAULT_TALLEST_SIDE_METRES,
-  GenerationFailed,
   resolveHints,
   type GenerateHints,
   type GenerateResult,
@@ -42,7 +42,7 @@ export function createBuiltinGenerator(): Generator {
       await progress(0, 'preparing_views');
       const usable = await prepareViews(views, resolved);
       if (usable.length === 0) {
-        throw new GenerationFailed('no_usable_views', 'None of the views shows the product: every mask is empty or unreadable');
+        throw new MediaError('no_usable_views', 'None of the views shows the product: every mask is empty or unreadable');
       }
       checkAborted(signal);
       if (usable.length < MIN_HULL_VIEWS || directionSpreadDeg(usable) < MIN_DIRECTION_SPREAD_DEG) {
@@ -85,7 +85,7 @@ async function generateHull(
     cams = await refineElevatedScales(views, cams, clipY, () => progress(5, 'calibrating'));
   }
   const bounds = hullBounds(views, cams, clipY);
-  if (!bounds) throw new GenerationFailed('inconsistent_views', 'The views do not bound the product from enough directions');
+  if (!bounds) throw new MediaError('inconsistent_views', 'The views do not bound the product from enough directions');
 
   await progress(10, 'carving');
   const grid = await carveVisualHull(views, cams, bounds, {
@@ -101,11 +101,11 @@ async function generateHull(
   await progress(50, 'extracting_surface');
   const surface = marchingCubes(grid);
   if (surface.indices.length === 0) {
-    throw new GenerationFailed('inconsistent_views', 'The silhouettes leave nothing in common; check the view angles');
+    throw new MediaError('inconsistent_views', 'The silhouettes leave nothing in common; check the view angles');
   }
   await progress(60, 'simplifying');
   const mesh = await simplifyToBudget(surface, hints.triangleBudget);
-  if (mesh.indices.length === 0) throw new GenerationFailed('inconsistent_views', 'The carved shape vanished when simplified');
+  if (mesh.indices.length === 0) throw new MediaError('inconsistent_views', 'The carved shape vanished when simplified');
 
   await progress(70, 'texturing');
   // UVs come from projecting the carve-space positions, so texture before rescaling.

@@ -3,9 +3,10 @@ import { getBounds } from '@gltf-transform/functions';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { validateGlb } from '../ingest/model-validate.js';
+import { validateGlb } from '../gltf/model-validate.js';
 import { createExternalGenerator, ExternalServiceUnavailable, type ExternalFetch } from './external-generator.js';
-import { GenerationFailed, type GeneratorView } from './generator.js';
+import { MediaError } from '../errors.js';
+import { type GeneratorView } from './generator.js';
 
 const API_KEY = 'test-key-123';
 
@@ -144,7 +145,7 @@ describe('external generator', () => {
   it('reports a failed job as external_failed with the service’s reason', async () => {
     mode = 'fail';
     const run = generator().generate(views, {});
-    await expect(run).rejects.toBeInstanceOf(GenerationFailed);
+    await expect(run).rejects.toBeInstanceOf(MediaError);
     await expect(run).rejects.toMatchObject({ reason: 'external_failed', message: expect.stringContaining('could not find the product') });
   });
 

@@ -1,8 +1,8 @@
+import { MediaError } from '../errors.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { normaliseExternalGlb } from './external-model.js';
 import {
   checkAborted,
-  GenerationFailed,
   resolveHints,
   type GenerateHints,
   type GenerateResult,
@@ -35,7 +35,7 @@ export interface ExternalGeneratorOptions {
 
 /**
  * The service could not be reached or answered with a server error: nothing about the
- * request is wrong, so unlike GenerationFailed this is worth retrying later.
+ * request is wrong, so unlike a MediaError this is worth retrying later.
  */
 export class ExternalServiceUnavailable extends Error {
   override readonly name = 'ExternalServiceUnavailable';
@@ -49,7 +49,7 @@ type JobStatus = { status: 'queued' | 'running' | 'succeeded' | 'failed'; progre
 function parseStatus(body: unknown): JobStatus {
   const b = body as Partial<JobStatus> | null;
   if (!b || typeof b !== 'object' || !['queued', 'running', 'succeeded', 'failed'].includes(b.status as string)) {
-    throw new GenerationFailed('external_protocol', `Generation service sent an unknown job status: ${JSON.stringify(body)?.slice(0, 200)}`);
+    throw new MediaError('external_protocol', `Generation service sent an unknown job status: ${JSON.stringify(body)?.slice(0, 200)}`);
   }
   return b as JobStatus;
 }
@@ -59,7 +59,7 @@ async function readJson(res: ExternalResponse): Promise<unknown> {
   try {
     return await res.json();
   } catch (err) {
-    throw new GenerationFailed('external_protocol', `Generation service sent a body that is not JSON: ${(err as Error).message}`);
+    throw new MediaError('external_protocol', `Generation service sent a body that is not JSON: ${(err as Error).message}`);
   }
 }
 
@@ -83,9 +83,9 @@ export function createExternalGenerator(opts: ExternalGeneratorOptions): Generat
     name: 'external',
     async generate(views: GeneratorView[], hints: GenerateHints, onProgress?: ProgressFn, signal?: AbortSignal): Promise<GenerateResult> {
       const resolved = resolveHints(hints);
-      if (views.length === 0) throw new GenerationFailed('no_usable_views', 'No views to send to the generation service');
+      if (views.length === 0) throw new MediaError('no_usable_views', 'No views to send to the generation service');
       const deadline = Date.now() + timeout;
-      const timedOut = () => new GenerationFailed('external_timeout', `Generation service did not finish within ${Math.round(timeout / 1000)} s`);
+      const timedOut = () => new MediaError('external_timeout', `Generation service did not finish within ${Math.round(timeout / 1000)} s`);
 
       // Every wait races the job's deadline and the caller's signal: the fetch we are
       // given may have no timeout of its own. Work starts only after both are checked.
@@ -106,7 +106,7 @@ export function createExternalGenerator(opts: ExternalGeneratorOptions): Generat
         try {
           return await call(() => opts.fetch(url, init));
         } catch (err) {
-          if (err instanceof GenerationFailed || signal?.aborted) throw err;
+          if (err instanceof MediaError || signal?.aborted) throw err;
           throw new ExternalServiceUnavailable(`Generation service unreachable: ${(err as Error).message}`, { cause: err });
         }
       };
@@ -134,10 +134,10 @@ export function createExternalGenerator(opts: ExternalGeneratorOptions): Generat
       });
       if (submitted.status >= 500) throw new ExternalServiceUnavailable(`Generation service answered ${submitted.status} to the job submission`);
       if (submitted.status >= 400) {
-        throw new GenerationFailed('external_rejected', `Generation service refused the job (${submitted.status})${await errorText(submitted)}`);
+        throw new MediaError('external_rejected', `Generation service refused the job (${submitted.status})${await errorText(submitted)}`);
       }
       const { id } = ((await call(() => readJson(submitted))) ?? {}) as { id?: unknown };
-      if (typeof id !== 'string' || id === '') throw new GenerationFailed('external_protocol', 'Generation service returned no job id');
+      if (typeof id !== 'string' || id === '') throw new MediaError('external_protocol', 'Generation service returned no job id');
 
       let resultUrl: string | null = null;
       await progress(5, 'queued');
@@ -152,14 +152,14 @@ export function createExternalGenerator(opts: ExternalGeneratorOptions): Generat
           throw err;
         }
         if (res.status >= 500 || res.status === 429) continue;
-        if (res.status === 404) throw new GenerationFailed('external_failed', `Generation service lost job ${id}`);
-        if (res.status >= 400) throw new GenerationFailed('external_rejected', `Generation service refused to report job ${id} (${res.status})${await errorText(res)}`);
+        if (res.status === 404) throw new MediaError('external_failed', `Generation service lost job ${id}`);
+        if (res.status >= 400) throw new MediaError('external_rejected', `Generation service refused to report job ${id} (${res.status})${await errorText(res)}`);
         const job = parseStatus(await call(() => readJson(res)));
         if (job.status === 'failed') {
-          throw new GenerationFailed('external_failed', `Generation service failed the job${job.error ? `: ${String(job.error).slice(0, 300)}` : ''}`);
+          throw new MediaError('external_failed', `Generation service failed the job${job.error ? `: ${String(job.error).slice(0, 300)}` : ''}`);
         }
         if (job.status === 'succeeded') {
-          if (typeof job.result_url !== 'string' || !job.result_url) throw new GenerationFailed('external_protocol', 'Finished job has no result_url');
+          if (typeof job.result_url !== 'string' || !job.result_url) throw new MediaError('external_protocol', 'Finished job has no result_url');
           resultUrl = new URL(job.result_url, `${base}/`).href;
         } else {
           const remote = typeof job.progress === 'number' && Number.isFinite(job.progress) ? Math.min(100, Math.max(0, job.progress)) : 0;
@@ -172,7 +172,7 @@ export function createExternalGenerator(opts: ExternalGeneratorOptions): Generat
       const sameOrigin = new URL(resultUrl).origin === baseOrigin;
       const download = await request(resultUrl, { method: 'GET', headers: sameOrigin ? { ...auth } : {} });
       if (download.status >= 500) throw new ExternalServiceUnavailable(`Model download answered ${download.status}`);
-      if (download.status >= 400) throw new GenerationFailed('external_invalid_model', `Model download refused (${download.status})`);
+      if (download.status >= 400) throw new MediaError('external_invalid_model', `Model download refused (${download.status})`);
       const glb = Buffer.from(await call(() => download.arrayBuffer()));
 
       await progress(95, 'validating');

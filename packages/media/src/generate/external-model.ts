@@ -1,10 +1,11 @@
 import type { Document } from '@gltf-transform/core';
 import { getBounds } from '@gltf-transform/functions';
-import { parseContainer } from '../ingest/model-container.js';
-import { readDocument, writeGlb } from '../ingest/model-normalize.js';
-import { countTriangles, displayScene } from '../ingest/model-stats.js';
-import { validateGlb } from '../ingest/model-validate.js';
-import { DEFAULT_TALLEST_SIDE_METRES, GenerationFailed, type GenerateResult } from './generator.js';
+import { parseContainer } from '../gltf/model-container.js';
+import { readDocument, writeGlb } from '../gltf/model-normalize.js';
+import { countTriangles, displayScene } from '../gltf/model-stats.js';
+import { validateGlb } from '../gltf/model-validate.js';
+import { MediaError } from '../errors.js';
+import { DEFAULT_TALLEST_SIDE_METRES, type GenerateResult } from './generator.js';
 
 // Hosted generators answer in their own units and placement (often a unit cube around
 // the origin). Before a downloaded model joins the catalogue it must be a valid GLB
@@ -15,8 +16,8 @@ import { DEFAULT_TALLEST_SIDE_METRES, GenerationFailed, type GenerateResult } fr
 const PLAUSIBLE_METRES: [number, number] = [0.01, 10];
 const PLACEMENT_ROOT = 'PlinthPlacement';
 
-function invalid(message: string): GenerationFailed {
-  return new GenerationFailed('external_invalid_model', message);
+function invalid(message: string): MediaError {
+  return new MediaError('external_invalid_model', message);
 }
 
 export async function normaliseExternalGlb(glb: Buffer, heightMetres: number | null): Promise<Omit<GenerateResult, 'method'>> {

@@ -1,3 +1,4 @@
+import { MediaError } from '../errors.js';
 // The contract every 3D generator meets, built-in or hosted. Callers hand over the
 // product photos with their masks and get back a self-contained GLB (Y up, metres,
 // centred on the vertical axis with its base on y = 0 so AR placement sits on the floor).
@@ -40,20 +41,6 @@ export interface Generator {
   generate(views: GeneratorView[], hints: GenerateHints, onProgress?: ProgressFn, signal?: AbortSignal): Promise<GenerateResult>;
 }
 
-/**
- * A generation that cannot succeed as asked (as opposed to a crash): the reason is a
- * stable code for the API and the job record, the message is for people.
- */
-export class GenerationFailed extends Error {
-  constructor(
-    readonly reason: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'GenerationFailed';
-  }
-}
-
 export const DEFAULT_TRIANGLE_BUDGET = 20_000;
 export const MIN_TRIANGLE_BUDGET = 100;
 export const DEFAULT_TEXTURE_SIZE = 1024;
@@ -74,7 +61,7 @@ export interface ResolvedHints {
 
 function positive(value: number | undefined, name: string): number | null {
   if (value === undefined) return null;
-  if (!Number.isFinite(value) || value <= 0) throw new GenerationFailed('invalid_hints', `${name} must be a positive number`);
+  if (!Number.isFinite(value) || value <= 0) throw new MediaError('invalid_hints', `${name} must be a positive number`);
   return value;
 }
 
@@ -84,10 +71,10 @@ export function resolveHints(hints: GenerateHints): ResolvedHints {
   const texture = positive(hints.textureSize, 'textureSize') ?? DEFAULT_TEXTURE_SIZE;
   const elevation = hints.elevationDeg ?? 0;
   if (!Number.isFinite(elevation) || Math.abs(elevation) > 80) {
-    throw new GenerationFailed('invalid_hints', 'elevationDeg must be between -80 and 80');
+    throw new MediaError('invalid_hints', 'elevationDeg must be between -80 and 80');
   }
   if (hints.azimuthsDeg && !hints.azimuthsDeg.every((a) => Number.isFinite(a))) {
-    throw new GenerationFailed('invalid_hints', 'azimuthsDeg must be finite numbers');
+    throw new MediaError('invalid_hints', 'azimuthsDeg must be finite numbers');
   }
   return {
     azimuthsDeg: hints.azimuthsDeg ?? null,

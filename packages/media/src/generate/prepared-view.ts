@@ -1,6 +1,6 @@
 import sharp, { type OutputInfo } from 'sharp';
 import type { GeneratorView, ResolvedHints } from './generator.js';
-import { DECODE_CONCURRENCY, mapLimit } from './map-limit.js';
+import { DECODE_CONCURRENCY, mapLimit } from '../util/map-limit.js';
 
 /** A photo with its decoded mask and the product's box, ready for carving and texturing. */
 export interface PreparedView {

@@ -1,4 +1,4 @@
-import { InputRejected } from './input-rejected.js';
+import { MediaError } from '../errors.js';
 
 // glTF's GLB container, parsed strictly: a wrong length or a chunk running past
 // the end means the upload is damaged, and we would rather say so than guess.
@@ -19,8 +19,8 @@ export interface ParsedContainer {
   bin: Uint8Array | null;
 }
 
-function corrupt(message: string, details?: Record<string, unknown>): InputRejected {
-  return new InputRejected('corrupt_model', message, details);
+function corrupt(message: string, details?: Record<string, unknown>): MediaError {
+  return new MediaError('corrupt_model', message, details);
 }
 
 export function isGlb(data: Uint8Array): boolean {
@@ -127,7 +127,7 @@ export function listExternalUris(json: GltfJson): string[] {
  */
 export function resolveResourceUrl(uri: string, baseUrl: string | null): string {
   const refuse = (why: string) =>
-    new InputRejected('external_uri_refused', `External resource URI ${JSON.stringify(uri)} refused: ${why}`, { uri });
+    new MediaError('external_uri_refused', `External resource URI ${JSON.stringify(uri)} refused: ${why}`, { uri });
   const trimmed = uri.trim();
   if (trimmed === '') throw refuse('empty URI');
   if (trimmed.startsWith('/') || trimmed.startsWith('\\')) throw refuse('absolute paths are not allowed');

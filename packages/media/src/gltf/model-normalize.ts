@@ -3,7 +3,7 @@ import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { convertPrimitiveToTriangles, dedup, prune, unpartition, weld } from '@gltf-transform/functions';
 import { MeshoptDecoder } from 'meshoptimizer/decoder';
 import sharp from 'sharp';
-import { InputRejected } from './input-rejected.js';
+import { MediaError } from '../errors.js';
 import type { ParsedContainer } from './model-container.js';
 
 // gltf-transform logs every transform step at INFO to stdout; only problems matter to us.
@@ -41,7 +41,7 @@ export async function readDocument(container: ParsedContainer, resources: Readon
   } catch (err) {
     // The validator already passed the asset, so a failure here is almost always an
     // extension we cannot decode (Draco without a decoder, unknown required extensions).
-    throw new InputRejected('unsupported_model', `Model could not be read: ${(err as Error).message}`);
+    throw new MediaError('unsupported_model', `Model could not be read: ${(err as Error).message}`);
   }
   doc.setLogger(quietLogger);
   for (const ext of doc.getRoot().listExtensionsUsed()) {
@@ -97,7 +97,7 @@ async function limitOne(texture: Texture, maxSize: number): Promise<void> {
   try {
     ({ width, height } = await sharp(image).metadata());
   } catch (err) {
-    throw new InputRejected('corrupt_model', `Texture "${texture.getName()}" could not be decoded: ${(err as Error).message}`);
+    throw new MediaError('corrupt_model', `Texture "${texture.getName()}" could not be decoded: ${(err as Error).message}`);
   }
   if (!width || !height || (width <= maxSize && height <= maxSize)) return;
   const scale = maxSize / Math.max(width, height);
@@ -113,7 +113,7 @@ async function limitOne(texture: Texture, maxSize: number): Promise<void> {
   try {
     out = await pipeline.toBuffer();
   } catch (err) {
-    throw new InputRejected('corrupt_model', `Texture "${texture.getName()}" could not be resized: ${(err as Error).message}`);
+    throw new MediaError('corrupt_model', `Texture "${texture.getName()}" could not be resized: ${(err as Error).message}`);
   }
   texture.setImage(new Uint8Array(out.buffer, out.byteOffset, out.byteLength));
 }

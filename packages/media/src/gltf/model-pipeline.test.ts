@@ -2,22 +2,22 @@ import { Document, Primitive } from '@gltf-transform/core';
 import { getBounds } from '@gltf-transform/functions';
 import sharp from 'sharp';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { InputRejected } from './input-rejected.js';
+import { MediaError } from '../errors.js';
 import { parseGlb } from './model-container.js';
 import { boxDocument, fakeFetcher, glbBytes, gltfFiles, gradientPng, testIO } from './model-fixtures.test-support.js';
 import { processModel, processModelBuffer, rescaleModel, validateGlb, type ProcessedModel } from './model-pipeline.js';
-import { listZipEntries } from './usdz-zip.js';
+import { listZipEntries } from '../usdz/usdz-zip.js';
 
 const BASE = 'https://cdn.example.com/models/';
 const MAIN = `${BASE}box.gltf`;
 
-async function rejection(promise: Promise<unknown>): Promise<InputRejected> {
+async function rejection(promise: Promise<unknown>): Promise<MediaError> {
   const err = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(InputRejected);
-  return err as InputRejected;
+  expect(err).toBeInstanceOf(MediaError);
+  return err as MediaError;
 }
 
 /** Independent measurement: re-read the output GLB and take its world-space bounds. */

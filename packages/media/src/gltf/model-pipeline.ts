@@ -1,11 +1,11 @@
 import type { Document } from '@gltf-transform/core';
-import { InputRejected } from './input-rejected.js';
+import { MediaError } from '../errors.js';
 import { listExternalUris, parseContainer } from './model-container.js';
 import { normalizeDocument, readDocument, writeGlb } from './model-normalize.js';
 import { fetchExternalResources, type FetchBytes } from './model-resources.js';
 import { countTriangles, displayScene, measureDimensions } from './model-stats.js';
 import { UnrecognisedAsset, validateAsset, validateGlb } from './model-validate.js';
-import { writeUsdz } from './usdz-writer.js';
+import { writeUsdz } from '../usdz/usdz-writer.js';
 
 export type { FetchBytes } from './model-resources.js';
 export { validateGlb } from './model-validate.js';
@@ -41,8 +41,8 @@ const MAX_EXTERNAL_RESOURCES = 256;
 const FETCH_CONCURRENCY = 4;
 const REPORTED_MESSAGES = 20;
 
-function tooLarge(bytes: number, limit: number): InputRejected {
-  return new InputRejected('model_too_large', `Model is ${bytes} bytes; the limit is ${limit}`, { bytes, limit });
+function tooLarge(bytes: number, limit: number): MediaError {
+  return new MediaError('model_too_large', `Model is ${bytes} bytes; the limit is ${limit}`, { bytes, limit });
 }
 
 export async function processModel(url: string, fetchBytes: FetchBytes, opts: ProcessModelOptions = {}): Promise<ProcessedModel> {
@@ -73,14 +73,14 @@ export async function processModelBuffer(
   try {
     report = await validateAsset(data, resources, { format: container.format });
   } catch (err) {
-    if (err instanceof UnrecognisedAsset) throw new InputRejected('corrupt_model', `Not a readable glTF asset: ${err.message}`);
+    if (err instanceof UnrecognisedAsset) throw new MediaError('corrupt_model', `Not a readable glTF asset: ${err.message}`);
     throw err;
   }
   if (report.errors > 0) {
     // Errors first: they are what the user has to fix; warnings are context.
     const messages = [...report.messages].sort((a, b) => a.severity - b.severity).slice(0, REPORTED_MESSAGES);
     const first = messages[0];
-    throw new InputRejected(
+    throw new MediaError(
       'invalid_gltf',
       `Model failed glTF validation with ${report.errors} error(s)` + (first ? `; first: ${first.code}: ${first.message}` : ''),
       { errors: report.errors, warnings: report.warnings, report: messages },
@@ -97,7 +97,7 @@ async function finish(doc: Document): Promise<ProcessedModel> {
   const scene = displayScene(doc);
   const dimensions = measureDimensions(scene);
   const triangles = countTriangles(scene);
-  if (triangles === 0) throw new InputRejected('empty_model', 'Model has no triangle geometry to display');
+  if (triangles === 0) throw new MediaError('empty_model', 'Model has no triangle geometry to display');
 
   const glb = await writeGlb(doc);
   const check = await validateGlb(glb);
@@ -116,7 +116,7 @@ const SCALE_ROOT_NAME = 'PlinthScale';
 
 /** Uniform factor from a number, or from target dimensions (all given targets must agree within 1%). */
 export function scaleFactor(current: ModelDimensions, target: RescaleTarget): number {
-  const invalid = (message: string) => new InputRejected('invalid_scale', message, { target });
+  const invalid = (message: string) => new MediaError('invalid_scale', message, { target });
   if (typeof target === 'number') {
     if (!Number.isFinite(target) || target <= 0) throw invalid('Scale factor must be a positive number');
     return target;
@@ -164,7 +164,7 @@ export async function rescaleModel(glb: Buffer, scale: RescaleTarget): Promise<P
   const container = parseContainer(glb);
   const external = listExternalUris(container.json);
   if (external.length > 0) {
-    throw new InputRejected('external_uri_refused', 'Rescale expects a self-contained GLB', { uris: external.slice(0, 5) });
+    throw new MediaError('external_uri_refused', 'Rescale expects a self-contained GLB', { uris: external.slice(0, 5) });
   }
   const doc = await readDocument(container, new Map());
   const factor = scaleFactor(measureDimensions(displayScene(doc)), scale);

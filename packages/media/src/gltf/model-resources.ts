@@ -1,4 +1,4 @@
-import { InputRejected } from './input-rejected.js';
+import { MediaError } from '../errors.js';
 import { resolveResourceUrl } from './model-container.js';
 
 /** The caller's guarded fetcher (refuses private addresses, enforces timeouts and size caps). */
@@ -23,7 +23,7 @@ export async function fetchExternalResources(
   limits: ResourceLimits,
 ): Promise<Map<string, Uint8Array>> {
   if (uris.length > limits.maxResources) {
-    throw new InputRejected(
+    throw new MediaError(
       'model_too_large',
       `Model references ${uris.length} external resources; at most ${limits.maxResources} are allowed`,
       { count: uris.length, limit: limits.maxResources },
@@ -50,7 +50,7 @@ export async function fetchExternalResources(
       }
       total += data.byteLength;
       if (total > limits.maxBytes) {
-        failure ??= new InputRejected(
+        failure ??= new MediaError(
           'model_too_large',
           `External resources exceed the ${limits.maxBytes} byte limit`,
           { limit: limits.maxBytes, uri },
@@ -65,10 +65,10 @@ export async function fetchExternalResources(
   return out;
 }
 
-function fetchFailed(uri: string, url: string, err: unknown): InputRejected {
+function fetchFailed(uri: string, url: string, err: unknown): MediaError {
   const message = err instanceof Error ? err.message : String(err);
-  const cause = err instanceof InputRejected ? err.reason : undefined;
-  return new InputRejected(
+  const cause = err instanceof MediaError ? err.reason : undefined;
+  return new MediaError(
     'external_fetch_failed',
     `Could not fetch external resource ${JSON.stringify(uri)}: ${message}`,
     { uri, url, ...(cause ? { cause } : {}) },

@@ -1,13 +1,13 @@
 import { Primitive, type Document, type Node, type Scene } from '@gltf-transform/core';
 import { getBounds } from '@gltf-transform/functions';
-import { InputRejected } from './input-rejected.js';
+import { MediaError } from '../errors.js';
 import type { ModelDimensions } from './model-pipeline.js';
 
 /** The scene a viewer shows: the declared default, else the first one. */
 export function displayScene(doc: Document): Scene {
   const root = doc.getRoot();
   const scene = root.getDefaultScene() ?? root.listScenes()[0];
-  if (!scene) throw new InputRejected('empty_model', 'Model has no scene to display');
+  if (!scene) throw new MediaError('empty_model', 'Model has no scene to display');
   return scene;
 }
 
@@ -16,7 +16,7 @@ export function measureDimensions(scene: Scene): ModelDimensions {
   const size = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
   // getBounds leaves ±Infinity when no node in the scene carries a mesh.
   if (!size.every((v) => Number.isFinite(v))) {
-    throw new InputRejected('empty_model', 'Model scene contains no geometry');
+    throw new MediaError('empty_model', 'Model scene contains no geometry');
   }
   return { width: size[0], height: size[1], depth: size[2] };
 }

@@ -1,5 +1,5 @@
 import type { Metadata } from 'sharp';
-import { InputRejected } from './input-rejected.js';
+import { MediaError } from '../errors.js';
 
 export type AcceptedFormat = 'jpeg' | 'png' | 'webp' | 'avif' | 'gif';
 
@@ -32,13 +32,13 @@ export function metadataMatches(sniffed: AcceptedFormat, meta: Metadata): boolea
 }
 
 /** libvips error text is the only signal we get; classify it into a stable public reason. */
-export function rejectionFromSharpError(err: unknown): InputRejected {
+export function rejectionFromSharpError(err: unknown): MediaError {
   const message = err instanceof Error ? err.message : String(err);
   if (/pixel limit/i.test(message)) {
-    return new InputRejected('too_many_pixels', 'The image has more pixels than allowed.', { cause: message });
+    return new MediaError('too_many_pixels', 'The image has more pixels than allowed.', { cause: message });
   }
   if (/unsupported image format/i.test(message)) {
-    return new InputRejected('unsupported_format', 'The image format is not supported.', { cause: message });
+    return new MediaError('unsupported_format', 'The image format is not supported.', { cause: message });
   }
-  return new InputRejected('corrupt_image', 'The image data is corrupt or truncated.', { cause: message });
+  return new MediaError('corrupt_image', 'The image data is corrupt or truncated.', { cause: message });
 }

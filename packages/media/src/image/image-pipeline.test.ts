@@ -1,15 +1,16 @@
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { circle, iou, png16, productScene, rawMask, ring, roundedRect, truthBox } from './image-fixtures.test-support.js';
-import { InputRejected, isBlurry, processImage, sharpness } from './image-pipeline.js';
+import { MediaError } from '../errors.js';
+import { isBlurry, processImage, sharpness } from './image-pipeline.js';
 
-async function rejection(p: Promise<unknown>): Promise<InputRejected> {
+async function rejection(p: Promise<unknown>): Promise<MediaError> {
   const err = await p.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(InputRejected);
-  return err as InputRejected;
+  expect(err).toBeInstanceOf(MediaError);
+  return err as MediaError;
 }
 
 function colourDistance(hex: string, rgb: number[]): number {

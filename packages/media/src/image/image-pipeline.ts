@@ -1,10 +1,9 @@
 import sharp, { type Metadata, type SharpOptions } from 'sharp';
 import { metadataMatches, rejectionFromSharpError, sniffImageFormat, type AcceptedFormat } from './image-formats.js';
 import { computeMask, estimateBackground, maskExtent, softenMask, type Rgb } from './image-mask.js';
-import { InputRejected } from './input-rejected.js';
+import { MediaError } from '../errors.js';
 import { laplacianVariance, lumaFromRaw, SHARPNESS_SIDE } from './sharpness.js';
 
-export { InputRejected } from './input-rejected.js';
 export { BLURRY_THRESHOLD, isBlurry, laplacianVariance, sharpness } from './sharpness.js';
 
 export interface ImageAnalysis {
@@ -56,7 +55,7 @@ const OPAQUE_ALPHA = 250;
 async function readHeader(input: Buffer): Promise<{ format: AcceptedFormat; meta: Metadata }> {
   const format = sniffImageFormat(input);
   if (!format) {
-    throw new InputRejected('unsupported_format', 'Only JPEG, PNG, WebP, AVIF and GIF images are accepted.');
+    throw new MediaError('unsupported_format', 'Only JPEG, PNG, WebP, AVIF and GIF images are accepted.');
   }
   let meta: Metadata;
   try {
@@ -66,7 +65,7 @@ async function readHeader(input: Buffer): Promise<{ format: AcceptedFormat; meta
     throw rejectionFromSharpError(err);
   }
   if (!metadataMatches(format, meta)) {
-    throw new InputRejected('unsupported_format', 'Only JPEG, PNG, WebP, AVIF and GIF images are accepted.', {
+    throw new MediaError('unsupported_format', 'Only JPEG, PNG, WebP, AVIF and GIF images are accepted.', {
       detected: meta.format,
     });
   }
@@ -95,16 +94,16 @@ export async function processImage(input: Buffer, opts: ProcessImageOptions = {}
 
   const width = meta.autoOrient?.width ?? meta.width;
   const height = meta.autoOrient?.height ?? meta.height;
-  if (!width || !height) throw new InputRejected('corrupt_image', 'The image has no dimensions.');
+  if (!width || !height) throw new MediaError('corrupt_image', 'The image has no dimensions.');
   if (width * height > maxPixels) {
-    throw new InputRejected('too_many_pixels', `The image has ${width}×${height} pixels; at most ${maxPixels} are allowed.`, {
+    throw new MediaError('too_many_pixels', `The image has ${width}×${height} pixels; at most ${maxPixels} are allowed.`, {
       width,
       height,
       maxPixels,
     });
   }
   if (Math.min(width, height) < minSide) {
-    throw new InputRejected('too_small', `The image is ${width}×${height}; both sides must be at least ${minSide} pixels.`, {
+    throw new MediaError('too_small', `The image is ${width}×${height}; both sides must be at least ${minSide} pixels.`, {
       width,
       height,
       minSide,
@@ -116,7 +115,7 @@ export async function processImage(input: Buffer, opts: ProcessImageOptions = {}
   try {
     return await run(input, format, decode, { width, height });
   } catch (err) {
-    if (err instanceof InputRejected) throw err;
+    if (err instanceof MediaError) throw err;
     throw rejectionFromSharpError(err);
   }
 }

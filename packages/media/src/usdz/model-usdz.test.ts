@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { KHRTextureTransform } from '@gltf-transform/extensions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { boxDocument, boxGeometry, gradientPng } from './model-fixtures.test-support.js';
+import { boxDocument, boxGeometry, gradientPng } from '../gltf/model-fixtures.test-support.js';
 import { writeUsdz, type UsdzOutput } from './usdz-writer.js';
 import { listZipEntries, writeAlignedZip } from './usdz-zip.js';
 

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InputRejected } from './input-rejected.js';
-import { sharpness } from './sharpness.js';
+import { MediaError } from '../errors.js';
+import { sharpness } from '../image/sharpness.js';
 import { extractFrames } from './video-frames.js';
 
 const run = promisify(execFile);
@@ -18,13 +18,13 @@ async function ffmpeg(args: string[], out: string): Promise<string> {
   return file;
 }
 
-async function rejection(p: Promise<unknown>): Promise<InputRejected> {
+async function rejection(p: Promise<unknown>): Promise<MediaError> {
   const err = await p.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(InputRejected);
-  return err as InputRejected;
+  expect(err).toBeInstanceOf(MediaError);
+  return err as MediaError;
 }
 
 /** 32x32 grey thumbnail, independent of the module's own hashing. */

@@ -2,9 +2,9 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { differenceHash, selectFrames, tinyThumb, type FrameFeatures } from './frame-select.js';
-import { InputRejected } from './input-rejected.js';
-import { greyForSharpness, laplacianVariance } from './sharpness.js';
-import { FFMPEG, ProcessTimeout, probeVideo, runProcess } from './video-probe.js';
+import { MediaError } from '../errors.js';
+import { greyForSharpness, laplacianVariance } from '../image/sharpness.js';
+import { DEFAULT_VIDEO_TOOLS, ProcessTimeout, probeVideo, runProcess, type VideoTools } from './video-probe.js';
 
 export interface ExtractFramesOptions {
   /** default 12 */
@@ -15,6 +15,8 @@ export interface ExtractFramesOptions {
   workDir?: string;
   /** for probing and decoding together; default 120 s */
   timeoutMs?: number;
+  /** ffmpeg and ffprobe; default the bare names, found on PATH */
+  tools?: VideoTools;
 }
 
 /** Frames are downscaled to this longest side: plenty for photogrammetry input, and 4K stays cheap. */
@@ -42,7 +44,7 @@ async function features(file: string, index: number): Promise<{ features: FrameF
 
 /**
  * Sharp, distinct, time-spread stills from a product video, as JPEG buffers in time order.
- * Throws InputRejected: 'corrupt_video' (not a readable video), 'no_frames' (nothing usable),
+ * Throws MediaError: 'corrupt_video' (not a readable video), 'no_frames' (nothing usable),
  * 'video_timeout' (decoding took longer than `timeoutMs`).
  */
 export async function extractFrames(videoFile: string, opts: ExtractFramesOptions = {}): Promise<Buffer[]> {
@@ -54,12 +56,13 @@ export async function extractFrames(videoFile: string, opts: ExtractFramesOption
 
   const scratch = await mkdtemp(join(opts.workDir ?? tmpdir(), 'plinth-frames-'));
   try {
-    const info = await probeVideo(videoFile, remaining());
+    const tools = opts.tools ?? DEFAULT_VIDEO_TOOLS;
+    const info = await probeVideo(videoFile, remaining(), tools);
     // Twice as many candidates as wanted, but never more than the clip has frames.
     const wanted = max * 2;
     const sampleRate = Math.min(wanted / info.duration, info.fps ?? Infinity);
     const result = await runProcess(
-      FFMPEG,
+      tools.ffmpeg,
       [
         '-nostdin',
         '-hide_banner',
@@ -94,7 +97,7 @@ export async function extractFrames(videoFile: string, opts: ExtractFramesOption
     );
     const files = (await readdir(scratch)).filter((f) => /^c\d+\.jpg$/.test(f)).sort();
     if (result.code !== 0 && files.length === 0) {
-      throw new InputRejected('corrupt_video', 'The video could not be decoded.', { cause: result.stderr.trim().slice(-500) });
+      throw new MediaError('corrupt_video', 'The video could not be decoded.', { cause: result.stderr.trim().slice(-500) });
     }
 
     const candidates: { features: FrameFeatures; data: Buffer }[] = [];
@@ -110,13 +113,13 @@ export async function extractFrames(videoFile: string, opts: ExtractFramesOption
       { min, max },
     );
     if (chosen.length === 0) {
-      throw new InputRejected('no_frames', 'The video has no sharp frames to use.', { candidates: candidates.length });
+      throw new MediaError('no_frames', 'The video has no sharp frames to use.', { candidates: candidates.length });
     }
     const byIndex = new Map(candidates.map((c) => [c.features.index, c.data]));
     return chosen.map((i) => byIndex.get(i)!);
   } catch (err) {
     if (err instanceof ProcessTimeout) {
-      throw new InputRejected('video_timeout', `The video took longer than ${timeoutMs} ms to process.`, { timeoutMs });
+      throw new MediaError('video_timeout', `The video took longer than ${timeoutMs} ms to process.`, { timeoutMs });
     }
     throw err;
   } finally {

@@ -1,9 +1,14 @@
 import { spawn } from 'node:child_process';
 import { open } from 'node:fs/promises';
-import { InputRejected } from './input-rejected.js';
+import { MediaError } from '../errors.js';
 
-export const FFMPEG = '/usr/bin/ffmpeg';
-export const FFPROBE = '/usr/bin/ffprobe';
+/** Where ffmpeg and ffprobe live. The caller decides (the server's config); the bare names are looked up on PATH. */
+export interface VideoTools {
+  ffmpeg: string;
+  ffprobe: string;
+}
+
+export const DEFAULT_VIDEO_TOOLS: VideoTools = Object.freeze({ ffmpeg: 'ffmpeg', ffprobe: 'ffprobe' });
 
 export class ProcessTimeout extends Error {
   constructor(readonly command: string, readonly timeoutMs: number) {
@@ -115,15 +120,15 @@ export function lastReportedTime(stderr: string): number | null {
   return m ? Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]) : null;
 }
 
-function corrupt(message: string, details?: Record<string, unknown>): InputRejected {
-  return new InputRejected('corrupt_video', message, details);
+function corrupt(message: string, details?: Record<string, unknown>): MediaError {
+  return new MediaError('corrupt_video', message, details);
 }
 
-export async function probeVideo(file: string, timeoutMs: number): Promise<VideoInfo> {
+export async function probeVideo(file: string, timeoutMs: number, tools: VideoTools = DEFAULT_VIDEO_TOOLS): Promise<VideoInfo> {
   const demuxer = await sniffContainer(file);
   if (!demuxer) throw corrupt('The file is not a video in a supported container (MP4/MOV, WebM/MKV, AVI, MPEG).');
   const common = ['-protocol_whitelist', 'file', '-f', demuxer];
-  const probe = await runProcess(FFPROBE, ['-v', 'error', ...common, '-print_format', 'json', '-show_format', '-show_streams', file], timeoutMs);
+  const probe = await runProcess(tools.ffprobe, ['-v', 'error', ...common, '-print_format', 'json', '-show_format', '-show_streams', file], timeoutMs);
   let parsed: { streams?: ProbeStream[]; format?: { duration?: string } };
   try {
     parsed = JSON.parse(probe.stdout || '{}');
@@ -140,7 +145,7 @@ export async function probeVideo(file: string, timeoutMs: number): Promise<Video
   let duration = [stream.duration, parsed.format?.duration].map(Number).find((d) => Number.isFinite(d) && d > 0) ?? 0;
   if (!duration) {
     // MediaRecorder WebM and some streams carry no duration: remux to nowhere and read the clock.
-    const scan = await runProcess(FFMPEG, ['-nostdin', '-hide_banner', ...common, '-i', file, '-map', `0:${stream.index}`, '-c', 'copy', '-f', 'null', '-'], timeoutMs);
+    const scan = await runProcess(tools.ffmpeg, ['-nostdin', '-hide_banner', ...common, '-i', file, '-map', `0:${stream.index}`, '-c', 'copy', '-f', 'null', '-'], timeoutMs);
     duration = lastReportedTime(scan.stderr) ?? 0;
   }
   if (!(duration > 0)) throw corrupt('The video has no measurable duration.');

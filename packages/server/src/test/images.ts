@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import type { TestApp } from './app.js';
-import { processImage } from '../modules/ingest/image-pipeline.js';
+import { processImage } from '@plinth/media';
 import { storeImageFiles, insertImageRows } from '../modules/ingest/ingest.store.js';
 import { loadProduct } from '../modules/products/products.repo.js';
 

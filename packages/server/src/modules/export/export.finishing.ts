@@ -1,5 +1,5 @@
+import { finishImage, mapLimit } from '@plinth/media';
 import type { Deps } from '../../deps.js';
-import { finishImage } from './finish.js';
 import type { PlannedEntry } from './export.plan.js';
 
 const IN_FLIGHT = 2;
@@ -16,14 +16,9 @@ async function finishOne(deps: Deps, entry: PlannedEntry): Promise<void> {
 
 /** Two in flight keeps both cores busy (sharp's threads plus our own work) without piling up memory. */
 export async function finishAll(deps: Deps, entries: PlannedEntry[], onDone?: (done: number) => Promise<void> | void): Promise<void> {
-  let next = 0;
   let done = 0;
-  const worker = async () => {
-    while (next < entries.length) {
-      const entry = entries[next++];
-      await finishOne(deps, entry);
-      await onDone?.(++done);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, entries.length) }, worker));
+  await mapLimit(entries, IN_FLIGHT, async (entry) => {
+    await finishOne(deps, entry);
+    await onDone?.(++done);
+  });
 }

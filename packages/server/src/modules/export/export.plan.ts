@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import type { Executor } from '../../platform/db/index.js';
 import { imagesOf } from '../products/products.repo.js';
 import type { ImageRecord, ReviewStatus } from '../products/products.types.js';
-import { DEFAULT_SIZE, resolveSettings, settingsCacheKey, type ImageSettings } from './finish.js';
+import { DEFAULT_SIZE, resolveSettings, settingsCacheKey, type ImageSettings } from '@plinth/media';
 
 export interface PlannedEntry {
   path: string;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import yazl from 'yazl';
 import type { Deps } from '../../deps.js';
-import { DEFAULT_SIZE } from './finish.js';
+import { DEFAULT_SIZE } from '@plinth/media';
 import type { ExportPlan } from './export.plan.js';
 
 /** A fixed timestamp makes the archive a function of its content: the link and the repeated request give the same bytes. */

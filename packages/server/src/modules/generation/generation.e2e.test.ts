@@ -10,8 +10,8 @@ import { startFixtureServer, waitFor, type FixtureServer } from '../../test/fixt
 import { productPhoto } from '../../test/images.js';
 import { quoteAndCommit, TEST_ALLOW } from '../../test/products.js';
 import { registerJobHandlers } from '../../worker.js';
-import { boxDocument, glbBytes } from '../ingest/model-fixtures.test-support.js';
-import { validateGlb } from '../ingest/model-pipeline.js';
+import { validateGlb } from '@plinth/media';
+import { boxDocument, glbBytes } from '@plinth/media/test-support';
 
 let t: TestApp;
 let web: FixtureServer;

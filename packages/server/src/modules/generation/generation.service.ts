@@ -1,8 +1,6 @@
 import type { Config } from '../../config.js';
 import type { GuardedFetcher } from '../../platform/fetch/types.js';
-import { createBuiltinGenerator } from './builtin-generator.js';
-import { createExternalGenerator } from './external-generator.js';
-import type { Generator } from './generator.js';
+import { createBuiltinGenerator, createExternalGenerator, type Generator } from '@plinth/media';
 
 /** The generator the config asks for. The external one talks through the guarded fetcher like every outbound call. */
 export function createGenerator(config: Readonly<Config>, fetcher: GuardedFetcher): Generator {

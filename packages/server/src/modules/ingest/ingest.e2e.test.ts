@@ -9,8 +9,8 @@ import { startFixtureServer, waitFor, type FixtureServer } from '../../test/fixt
 import { productPhoto } from '../../test/images.js';
 import { quoteAndCommit, TEST_ALLOW } from '../../test/products.js';
 import { registerJobHandlers } from '../../worker.js';
-import { boxDocument, glbBytes, gltfFiles } from './model-fixtures.test-support.js';
-import { validateGlb } from './model-pipeline.js';
+import { validateGlb } from '@plinth/media';
+import { boxDocument, glbBytes, gltfFiles } from '@plinth/media/test-support';
 
 let t: TestApp;
 let web: FixtureServer;
