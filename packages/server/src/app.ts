@@ -19,6 +19,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { dashboardApiRoutes } from './modules/dashboard-api/dashboard-api.routes.js';
 import { dashboardWebRoutes } from './modules/dashboard-web/dashboard-web.routes.js';
 import { embedRoutes } from './modules/embed/embed.routes.js';
+import { embedProductRoutes } from './modules/embed/embed-product.routes.js';
 import { exportRoutes } from './modules/export/export.routes.js';
 import { filesRoutes } from './modules/files/files.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
@@ -32,6 +33,8 @@ import { VERSION } from './version.js';
 
 /** Routes a publishable key may call from a browser (CORS is answered for these only). */
 const BROWSER_ROUTES = [/^\/v1\/products\/[^/]+$/, /^\/v1\/beacon$/];
+/** The embed's own read: its preflight is answered for any origin, so a wrong key's 401 reaches the element. */
+const EMBED_ROUTES = [/^\/embed\/products\/[^/]+$/];
 
 /**
  * Bodies are validated strictly (no type coercion: "5" is not 5); query strings and path
@@ -114,7 +117,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   const auth = new Authenticator(deps);
   registerAuth(app, deps, auth);
   registerIdempotency(app, deps);
-  registerCors(app, deps, BROWSER_ROUTES);
+  registerCors(app, deps, BROWSER_ROUTES, EMBED_ROUTES);
 
   await app.register(healthRoutes(deps, VERSION));
   await app.register(authRoutes(auth, deps.config.publicUrl.startsWith('https:')));
@@ -129,6 +132,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(webhooksRoutes(deps));
   await app.register(filesRoutes(deps));
   await app.register(embedRoutes(deps));
+  await app.register(embedProductRoutes(deps));
   await app.register(dashboardApiRoutes(deps));
   await app.register(dashboardWebRoutes());
   return app;

@@ -9,7 +9,7 @@ const CACHE_MS = 5_000;
  * Only the publishable-key routes are meant for browsers. A preflight carries no key, so it is answered
  * for an origin some project allows; the real request is then checked against the key's own project.
  */
-export function registerCors(app: FastifyInstance, deps: Deps, browserRoutes: RegExp[]) {
+export function registerCors(app: FastifyInstance, deps: Deps, browserRoutes: RegExp[], anyOriginRoutes: RegExp[] = []) {
   let cached: { at: number; domains: string[] } | null = null;
   const domains = async () => {
     if (!cached || Date.now() - cached.at > CACHE_MS) {
@@ -22,12 +22,29 @@ export function registerCors(app: FastifyInstance, deps: Deps, browserRoutes: Re
     const origin = request.headers.origin;
     const path = request.url.split('?')[0];
     reply.header('Vary', 'Origin');
-    if (origin && browserRoutes.some((r) => r.test(path)) && originAllowed(origin, await domains())) {
+    // The embed's route admits any origin's preflight: the real request is still judged by the key's own
+    // project, and only then can a wrong key (401) be told apart from a wrong origin (403, unreadable).
+    const open = anyOriginRoutes.some((r) => r.test(path));
+    if (origin && (open || (browserRoutes.some((r) => r.test(path)) && originAllowed(origin, await domains())))) {
       reply.header('Access-Control-Allow-Origin', origin);
       reply.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
       reply.header('Access-Control-Allow-Headers', 'Authorization, Content-Type, Idempotency-Key');
       reply.header('Access-Control-Max-Age', '600');
     }
     return reply.status(204).send();
+  });
+
+  // A 401 (unknown or revoked key, or a secret key in a page) is readable from any origin, so the page can say
+  // "this key is not valid" instead of blaming its own origin. It reveals nothing a wrong key could not learn.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const origin = request.headers.origin;
+    if (reply.statusCode === 401 && origin && !reply.hasHeader('Access-Control-Allow-Origin')) {
+      const path = request.url.split('?')[0];
+      if ([...browserRoutes, ...anyOriginRoutes].some((r) => r.test(path))) {
+        reply.header('Access-Control-Allow-Origin', '*');
+        reply.header('Access-Control-Expose-Headers', 'X-Request-Id');
+      }
+    }
+    done(null, payload);
   });
 }

@@ -17,6 +17,7 @@ export const ViewerSettingsSchema = Type.Object(
     shadow_intensity: Type.Optional(Type.Number({ minimum: 0, maximum: 10 })),
     camera_orbit: Type.Optional(Type.String({ maxLength: 100, pattern: '^[-0-9.a-z%\\s]+$', description: 'model-viewer camera-orbit, e.g. "30deg 75deg 2m"' })),
     environment: Type.Optional(Type.String({ maxLength: 100, pattern: '^[a-z0-9-]+$', description: 'named lighting environment, e.g. "neutral"' })),
+    auto_rotate: Type.Optional(Type.Boolean({ description: 'turn the model slowly until the shopper touches it' })),
   },
   { additionalProperties: false, title: 'ViewerSettings' },
 );

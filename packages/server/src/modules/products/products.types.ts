@@ -13,6 +13,7 @@ export interface ViewerSettings {
   shadow_intensity?: number;
   camera_orbit?: string;
   environment?: string;
+  auto_rotate?: boolean;
 }
 
 export interface StoredModel {
