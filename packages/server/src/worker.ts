@@ -6,6 +6,7 @@ import { registerIngestJobs } from './modules/ingest/ingest.jobs.js';
 import { registerProductJobs } from './modules/products/products.jobs.js';
 import { registerWebhookJobs } from './modules/webhooks/webhooks.jobs.js';
 import { startRetention } from './modules/retention/retention.service.js';
+import { startUploadSweeper } from './modules/uploads/uploads.cleanup.js';
 
 /**
  * Registers every module's job handlers on the queue. Each capability adds its `<area>.jobs.ts`
@@ -22,4 +23,5 @@ export function registerJobHandlers(deps: Deps): void {
   registerGenerationJobs(deps);
   registerWebhookJobs(deps);
   deps.background.add(startRetention(deps));
+  deps.background.add(startUploadSweeper(deps));
 }

@@ -1,32 +1,43 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
-import { BlobNotFoundError } from '../../platform/storage/types.js';
+import { openOwnFile, openPublicFile, type OpenedFile } from './files.service.js';
+
+function keyOf(params: unknown): string {
+  const key = (params as { '*': string })['*'];
+  if (!key || key.includes('..') || key.startsWith('/') || key.length > 1024) throw notFound('file');
+  return key;
+}
+
+function send(reply: FastifyReply, file: OpenedFile) {
+  reply.header('Content-Length', String(file.head.bytes));
+  reply.header('X-Content-Type-Options', 'nosniff');
+  return reply.type(file.head.contentType ?? 'application/octet-stream').send(file.body);
+}
 
 /**
- * Asset URLs point here (`PUBLIC_URL/files/<key>`) in both storage modes. Keys hold unguessable ids;
- * a CDN in front of this route can cache it, since a key's content never changes.
+ * `/files/<key>` serves browser assets only (thumbnails, masks, renders, product models), in both
+ * storage modes; their names are random, and a key's content never changes, so a CDN may cache them.
+ * `/v1/files/<key>` serves any file of the caller's organizations (originals kept for processing)
+ * to its keys and sessions, never publicly and never cached by shared caches.
  */
 export const filesRoutes =
   (deps: Deps): FastifyPluginAsync =>
   async (app) => {
     app.get('/files/*', { config: { auth: 'public' }, schema: { hide: true } }, async (request, reply) => {
-      const key = (request.params as { '*': string })['*'];
-      if (!key || key.includes('..') || key.startsWith('/')) throw notFound('file');
-      const head = await deps.storage.head(key).catch(() => null);
-      if (!head) throw notFound('file');
-      try {
-        const body = await deps.storage.get(key);
-        reply.header('Content-Length', String(head.bytes));
-        reply.header('Cache-Control', 'public, max-age=31536000, immutable');
-        reply.header('X-Content-Type-Options', 'nosniff');
-        // Models and images are loaded by the embed on shop origins: public, unguessable keys, no credentials.
-        reply.header('Access-Control-Allow-Origin', '*');
-        reply.header('Cross-Origin-Resource-Policy', 'cross-origin');
-        return reply.type(head.contentType ?? 'application/octet-stream').send(body);
-      } catch (err) {
-        if (err instanceof BlobNotFoundError) throw notFound('file');
-        throw err;
-      }
+      const file = await openPublicFile(deps, keyOf(request.params));
+      reply.header('Cache-Control', 'public, max-age=31536000, immutable');
+      // Models and images are loaded by the embed on shop origins: public, unguessable keys, no credentials.
+      reply.header('Access-Control-Allow-Origin', '*');
+      reply.header('Cross-Origin-Resource-Policy', 'cross-origin');
+      return send(reply, file);
+    });
+
+    app.get('/v1/files/*', { config: { auth: { scope: 'products:read' } }, schema: { hide: true } }, async (request, reply) => {
+      const file = await openOwnFile(deps, request.principal, keyOf(request.params));
+      reply.header('Cache-Control', 'private, no-store');
+      // An upload is whatever a tenant sent: never let a browser render it as a page on this origin.
+      reply.header('Content-Security-Policy', "default-src 'none'; sandbox");
+      return send(reply, file);
     });
   };

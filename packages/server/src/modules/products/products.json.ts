@@ -1,3 +1,4 @@
+import { isBrowserAssetKey } from '../../platform/storage/names.js';
 import type { BlobStore } from '../../platform/storage/types.js';
 import type { ImageRecord, ProductRecord } from './products.types.js';
 
@@ -5,7 +6,8 @@ import type { ImageRecord, ProductRecord } from './products.types.js';
 export function imageJson(i: ImageRecord, storage: BlobStore) {
   return {
     image_id: i.id,
-    url: i.storageKey ? storage.publicUrl(i.storageKey) : null,
+    // Renders are browser assets; a fetched or uploaded original is served to its organization only.
+    url: i.storageKey ? (isBrowserAssetKey(i.storageKey) ? storage.publicUrl(i.storageKey) : storage.privateUrl(i.storageKey)) : null,
     thumbnail_url: i.thumbKey ? storage.publicUrl(i.thumbKey) : null,
     width: i.width,
     height: i.height,

@@ -105,6 +105,7 @@ export const CreateBodySchema = Type.Object(
     source_url: Type.Optional(Url),
     model_url: Type.Optional(Url),
     image_paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { minItems: 1, maxItems: 24 })),
+    model_path: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'A GLB model uploaded with POST /v1/uploads; imported like model_url.' })),
     resume_token: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
     title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     custom_id: Type.Optional(CustomId),
@@ -112,7 +113,7 @@ export const CreateBodySchema = Type.Object(
     org_id: Type.Optional(Str),
     generate_model: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false, description: 'Exactly one of image_urls, video_url, source_url, model_url, image_paths, resume_token.' },
+  { additionalProperties: false, description: 'Exactly one of image_urls, video_url, source_url, model_url, image_paths, model_path, resume_token.' },
 );
 
 const Repeated = (item: ReturnType<typeof Type.String>) => Type.Optional(Type.Array(item, { maxItems: 200 }));

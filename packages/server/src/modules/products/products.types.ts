@@ -33,7 +33,8 @@ export type ProductSource =
   | { kind: 'image_paths'; image_paths: string[] }
   | { kind: 'video_url'; video_url: string }
   | { kind: 'source_url'; source_url: string }
-  | { kind: 'model_url'; model_url: string };
+  | { kind: 'model_url'; model_url: string }
+  | { kind: 'model_path'; model_path: string };
 
 export interface ImageRecord {
   id: string;

@@ -3,6 +3,7 @@ import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { analyticsMigration } from '../../modules/analytics/analytics.migration.js';
 import { webhooksMigration } from '../../modules/webhooks/webhooks.migration.js';
 import { idempotencyPrincipalMigration } from '../../http/idempotency.migration.js';
+import { uploadsPrivateMigration } from '../../modules/uploads/uploads.migration.js';
 
 /**
  * One migration set for both dialects. Types are chosen to mean the same thing in each:
@@ -220,6 +221,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0004_webhooks': webhooksMigration(dialect),
     '0005_exports': exportsMigration,
     '0006_idempotency_principal': idempotencyPrincipalMigration,
+    '0007_uploads_private': uploadsPrivateMigration,
   };
 }
 

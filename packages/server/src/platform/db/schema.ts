@@ -176,6 +176,10 @@ export interface UploadsTable {
   storage_key: string;
   bytes: number;
   content_type: string;
+  /** 'image' | 'model' */
+  kind: Generated<string>;
+  /** when a product first used it; null: unused, swept after the retention period */
+  used_at: string | null;
   created_at: string;
 }
 

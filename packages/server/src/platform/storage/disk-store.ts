@@ -3,7 +3,7 @@ import { mkdir, open, readFile, readdir, rename, rmdir, stat, unlink, type FileH
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { assertDeletablePrefix, assertValidKey, assertValidPrefix, publicUrlFor, toBuffer } from './shared.js';
+import { assertDeletablePrefix, assertValidKey, assertValidPrefix, privateUrlFor, publicUrlFor, toBuffer } from './shared.js';
 import { BlobNotFoundError, type BlobStore, type StoredObject } from './types.js';
 
 // Keys never have a segment starting with '.', so these names cannot shadow an object.
@@ -227,6 +227,10 @@ export class DiskBlobStore implements BlobStore {
 
   publicUrl(key: string): string {
     return publicUrlFor(this.publicBase, key);
+  }
+
+  privateUrl(key: string): string {
+    return privateUrlFor(this.publicBase, key);
   }
 
   async ping(): Promise<void> {

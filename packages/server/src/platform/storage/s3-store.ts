@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { credentialsFor, parseS3Url } from './s3-config.js';
-import { assertDeletablePrefix, assertValidKey, assertValidPrefix, publicUrlFor, toBuffer } from './shared.js';
+import { assertDeletablePrefix, assertValidKey, assertValidPrefix, privateUrlFor, publicUrlFor, toBuffer } from './shared.js';
 import { BlobNotFoundError, type BlobStore, type StoredObject } from './types.js';
 
 export interface S3StoreOptions {
@@ -221,6 +221,10 @@ export class S3BlobStore implements BlobStore {
 
   publicUrl(key: string): string {
     return publicUrlFor(this.publicBase, key);
+  }
+
+  privateUrl(key: string): string {
+    return privateUrlFor(this.publicBase, key);
   }
 
   async ping(): Promise<void> {

@@ -48,6 +48,12 @@ export function publicUrlFor(base: string, key: string): string {
   return `${base}/files/${key.split('/').map(encodeURIComponent).join('/')}`;
 }
 
+/** Private objects (uploads, originals) are read through `/v1/files/`, which checks the caller's organization. */
+export function privateUrlFor(base: string, key: string): string {
+  assertValidKey(key);
+  return `${base}/v1/files/${key.split('/').map(encodeURIComponent).join('/')}`;
+}
+
 export function toBuffer(chunk: unknown): Buffer {
   if (Buffer.isBuffer(chunk)) return chunk;
   if (typeof chunk === 'string') return Buffer.from(chunk);

@@ -23,6 +23,8 @@ export interface BlobStore {
   list(prefix: string): Promise<string[]>;
   /** absolute URL a browser can load the object from */
   publicUrl(key: string): string;
+  /** absolute URL of the authenticated route that serves a private object to its organization */
+  privateUrl(key: string): string;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,0 +1,15 @@
+import type { Kysely, Migration } from 'kysely';
+
+/**
+ * Uploads may be models as well as images (`kind`), and an upload a product has used (`used_at`) is
+ * kept; one never used is swept after the retention period. The index serves the per-organization
+ * quota sum and the sweep.
+ */
+export const uploadsPrivateMigration: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('uploads').addColumn('kind', 'text', (c) => c.notNull().defaultTo('image')).execute();
+    await db.schema.alterTable('uploads').addColumn('used_at', 'text').execute();
+    await db.schema.createIndex('uploads_org_created').on('uploads').columns(['org_id', 'created_at']).execute();
+    await db.schema.createIndex('uploads_created').on('uploads').columns(['created_at']).execute();
+  },
+};

@@ -1,0 +1,55 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AppError } from '../../http/errors.js';
+
+export interface ReceivedFile {
+  path: string;
+  bytes: number;
+  sha256: string;
+  /** the first bytes, to choose a decoder */
+  head: Buffer;
+  remove(): Promise<void>;
+}
+
+/** The rest of an oversized body is never read, so the connection closes after the answer. */
+export const tooLarge = (limit: number) =>
+  new AppError('payload_too_large', 'The file is larger than uploads accept.', { limit_bytes: limit }, { Connection: 'close' });
+
+/**
+ * Streams a body to a private temp file, hashing and counting as it goes and stopping at `limit`
+ * bytes: memory stays at one chunk whatever is sent. The decode check then reads the file, not RAM.
+ */
+export async function receiveToTemp(body: Readable, dir: string, limit: number): Promise<ReceivedFile> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, `${randomBytes(16).toString('hex')}.part`);
+  const remove = () => rm(path, { force: true });
+  const hash = createHash('sha256');
+  let bytes = 0;
+  let head = Buffer.alloc(0);
+  const meter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      bytes += chunk.length;
+      if (bytes > limit) {
+        // Stop reading without destroying the request: the client still gets its 413, then the connection closes.
+        body.unpipe(meter);
+        return done(tooLarge(limit));
+      }
+      if (head.length < 64) head = Buffer.concat([head, chunk.subarray(0, 64 - head.length)]);
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+  body.on('error', (err) => meter.destroy(err));
+  body.pipe(meter);
+  try {
+    await pipeline(meter, createWriteStream(path, { mode: 0o600 }));
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+  return { path, bytes, sha256: hash.digest('hex'), head, remove };
+}
