@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.js';
 import { closeDeps, createDeps, type Deps } from './deps.js';
@@ -56,19 +57,22 @@ async function serve(config: Readonly<Config>, withWorker: boolean) {
   const deps = await createDeps(config, logger);
   if ((await organizationCount(deps.database.db)) === 0) {
     const origin = new URL(config.publicUrl).origin;
+    // No fixed password anywhere: a fresh install gets its own, shown once below.
+    const password = randomBytes(15).toString('base64url');
     const demo = await bootstrap(deps, {
       org: 'Demo',
       email: 'demo@plinth.local',
-      password: 'demo-password',
+      password,
       plan: 'active',
       credits: 1000,
       allowedDomains: [...new Set([origin, `http://localhost:${config.port}`, `http://127.0.0.1:${config.port}`])],
     });
-    process.stdout.write(
+    // To the terminal (stderr), never the JSON log on stdout: log collectors keep what they are given.
+    process.stderr.write(
       `\nPlinth created a demo organization (${demo.org_id}).\n` +
         `  Secret key (shown once):  ${demo.secret_key}\n` +
         `  Publishable key:          ${demo.publishable_key}\n` +
-        `  Dashboard sign-in:        demo@plinth.local / demo-password\n\n` +
+        `  Dashboard sign-in:        demo@plinth.local / ${password}  (shown once)\n\n` +
         `Try:  curl -H "Authorization: Bearer ${demo.secret_key}" ${config.publicUrl}/v1/projects\n\n`,
     );
   }
@@ -81,6 +85,7 @@ async function serve(config: Readonly<Config>, withWorker: boolean) {
     await deps.jobs.start();
   }
   await app.listen({ port: config.port, host: config.host });
+  process.stdout.write(`Plinth dashboard: ${config.publicUrl}/  (sign in with your email and password)\n`);
   logger.info({ url: config.publicUrl, worker: withWorker, database: deps.database.kind, storage: deps.storage.kind }, 'plinth is serving');
   onShutdown(async () => {
     await app.close();

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
 import { ErrorResponses } from '../../http/schemas.js';
+import { finishedPreview } from './dashboard-api.preview.js';
 import { addOrgMember, changeRole, credits, listMembers, me, removeMember } from './dashboard-api.service.js';
 
 const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
@@ -135,6 +136,35 @@ export const dashboardApiRoutes =
       async (request) => {
         const c = await credits(deps, request.principal, request.params.org_id, request.query);
         return { object: 'credits' as const, balance: c.balance, plan: c.plan, ledger: page(c.ledger.rows, c.ledger.total, request.query) };
+      },
+    );
+
+    app.get(
+      '/dashboard/api/products/:product_id/images/:image_id/preview',
+      {
+        config,
+        schema: {
+          tags,
+          summary: 'Preview an image finished with unsaved settings',
+          description: 'The finished image (cut out, on the background, with its shadow and padding) at preview size; JPEG, or PNG when transparent.',
+          params: Type.Object({ product_id: Type.String({ maxLength: 100 }), image_id: Type.String({ maxLength: 100 }) }),
+          querystring: Type.Object(
+            {
+              background: Type.String({ pattern: '^(#[0-9a-fA-F]{6}|transparent)$', default: '#ffffff' }),
+              shadow: Type.Union([Type.Literal('none'), Type.Literal('soft'), Type.Literal('hard'), Type.Literal('contact')], { default: 'soft' }),
+              padding: Type.Number({ minimum: 0, maximum: 0.45, default: 0.08 }),
+            },
+            { additionalProperties: false },
+          ),
+          response: { 200: Type.Any({ description: 'image/jpeg or image/png' }), ...ErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        const { product_id, image_id } = request.params;
+        const image = await finishedPreview(deps, request.principal, product_id, image_id, request.query);
+        // The URL names the settings and an image's pixels never change, so the browser may keep it.
+        reply.header('Cache-Control', 'private, max-age=3600');
+        return reply.type(image.contentType).send(image.data);
       },
     );
   };

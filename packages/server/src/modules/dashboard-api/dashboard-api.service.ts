@@ -13,7 +13,7 @@ interface PageArgs {
 }
 
 /** Organization management is the dashboard's, not the API's: an API key never reaches it. */
-function sessionUser(principal: Principal): string {
+export function sessionUser(principal: Principal): string {
   if (principal.kind !== 'session' || !principal.userId) {
     throw forbidden('scope', 'These routes take a signed-in dashboard session, not an API key.');
   }

@@ -1,0 +1,441 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { Link, useParams } from 'react-router-dom';
+import { api, withQuery } from '../api/client';
+import { useSession } from '../api/session';
+import { IN_FLIGHT, type ImageSettings, type Product, type ProductImage, type Quote, type ReviewStatus } from '../api/types';
+import { CopyButton } from '../components/copy-button';
+import { ModelViewer } from '../components/model-viewer';
+import { Badge, ErrorBox, Loading, Progress } from '../components/states';
+import { modelTone, reviewTone, stepLabel, statusTone } from '../components/status';
+
+const DEFAULTS: Required<Pick<ImageSettings, 'background' | 'shadow' | 'padding'>> = { background: '#ffffff', shadow: 'soft', padding: 0.08 };
+
+export function ProductPage() {
+  const { id = '' } = useParams();
+  const product = useQuery({
+    queryKey: ['product', id],
+    queryFn: () => api<Product>(`/v1/products/${id}`),
+    refetchInterval: (q) => (q.state.data && IN_FLIGHT(q.state.data) ? 2000 : false),
+  });
+  useEffect(() => {
+    document.title = `${product.data?.title || 'Product'} · Plinth`;
+  }, [product.data?.title]);
+  if (product.isPending) return <Loading label="Loading product…" />;
+  if (product.error) {
+    return (
+      <>
+        <p>
+          <Link to="/products">← Products</Link>
+        </p>
+        <ErrorBox error={product.error} onRetry={() => product.refetch()} />
+      </>
+    );
+  }
+  return <ProductView product={product.data} />;
+}
+
+function ProductView({ product: p }: { product: Product }) {
+  const busy = IN_FLIGHT(p);
+  return (
+    <>
+      <p className="crumb">
+        <Link to="/products">← Products</Link>
+      </p>
+      <div className="page-head">
+        <div>
+          <h1>{p.title || p.custom_id || p.id}</h1>
+          <div className="badges">
+            <Badge tone={statusTone(p.status)}>{p.status}</Badge>
+            <Badge tone={modelTone(p.model_status)}>3D {p.model_status}</Badge>
+            <span className="muted small mono">{p.id}</span>
+          </div>
+        </div>
+        <PublishButton product={p} />
+      </div>
+      {busy && (
+        <section className="card" aria-label="Processing">
+          <p>
+            <strong>{stepLabel(p.step)}</strong> · {p.progress ?? 0}%
+          </p>
+          <Progress value={p.progress} label="Processing progress" />
+        </section>
+      )}
+      {p.error && (
+        <div className="error-box" role="alert">
+          <p>{p.error.message}</p>
+        </div>
+      )}
+      <Review product={p} />
+      <ModelSection product={p} />
+      <Snippet product={p} />
+    </>
+  );
+}
+
+function PublishButton({ product: p }: { product: Product }) {
+  const { orgId } = useSession();
+  const client = useQueryClient();
+  const published = p.status === 'published';
+  const m = useMutation({
+    mutationFn: () =>
+      api<{ updated: string[]; refused: { id: string; reason: string }[] }>('/v1/products/publish', {
+        method: 'POST',
+        body: { ids: [p.id], status: published ? 'draft' : 'published', org_id: orgId },
+      }),
+    onSuccess: () => client.invalidateQueries({ queryKey: ['product', p.id] }),
+  });
+  const refused = m.data?.refused[0];
+  return (
+    <div className="publish">
+      <button type="button" className={`btn ${published ? '' : 'primary'}`} disabled={m.isPending} onClick={() => m.mutate()}>
+        {published ? 'Unpublish' : 'Publish'}
+      </button>
+      {refused && (
+        <p className="small bad-text" role="alert">
+          {refused.reason === 'model_not_ready' ? 'Publishing needs a ready 3D model.' : `Refused: ${refused.reason}`}
+        </p>
+      )}
+      {m.error && <ErrorBox error={m.error} />}
+    </div>
+  );
+}
+
+function Review({ product: p }: { product: Product }) {
+  const client = useQueryClient();
+  const images = useMemo(() => [...p.images].sort((a, b) => a.position - b.position), [p.images]);
+  const [decisions, setDecisions] = useState<Record<string, ReviewStatus>>({});
+  const first = images.find((i) => i.image_review_status !== 'rejected') ?? images[0];
+  const start = { ...DEFAULTS, ...(first?.settings ?? {}) };
+  const [background, setBackground] = useState(start.background);
+  const [shadow, setShadow] = useState(start.shadow);
+  const [padding, setPadding] = useState(start.padding);
+  const [selected, setSelected] = useState<string | null>(first?.image_id ?? null);
+  const dirty =
+    Object.keys(decisions).length > 0 || background !== start.background || shadow !== start.shadow || padding !== start.padding;
+  const save = useMutation({
+    mutationFn: () =>
+      api<Product>(`/v1/products/${p.id}/review`, {
+        method: 'POST',
+        body: {
+          images: images.map((i) => ({
+            image_id: i.image_id,
+            ...(decisions[i.image_id] && { decision: decisions[i.image_id] }),
+            settings: { background, shadow, padding },
+          })),
+        },
+      }),
+    onSuccess: (next) => {
+      client.setQueryData(['product', p.id], next);
+      setDecisions({});
+    },
+  });
+  if (images.length === 0) {
+    return (
+      <section className="card" aria-labelledby="images-h">
+        <h2 id="images-h">Images</h2>
+        <p className="muted">{p.images_status === 'none' ? 'This product has no photos. Order renders of the model below.' : 'No images yet.'}</p>
+      </section>
+    );
+  }
+  const preview = images.find((i) => i.image_id === selected) ?? first;
+  const onSave = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
+  return (
+    <section className="card" aria-labelledby="images-h">
+      <div className="section-head">
+        <h2 id="images-h">Images</h2>
+        <span className="muted small">
+          {images.filter((i) => (decisions[i.image_id] ?? i.image_review_status) === 'accepted').length} accepted ·{' '}
+          {images.filter((i) => (decisions[i.image_id] ?? i.image_review_status) === 'rejected').length} rejected
+        </span>
+      </div>
+      <ul className="image-grid">
+        {images.map((img) => (
+          <ImageTile
+            key={img.image_id}
+            image={img}
+            decision={decisions[img.image_id] ?? img.image_review_status}
+            selected={img.image_id === preview?.image_id}
+            onSelect={() => setSelected(img.image_id)}
+            onDecide={(d) => setDecisions((all) => ({ ...all, [img.image_id]: d }))}
+          />
+        ))}
+      </ul>
+      <form className="finishing" onSubmit={onSave}>
+        <fieldset>
+          <legend>Finishing</legend>
+          <label className="field">
+            <span>Background</span>
+            <span className="color-row">
+              <input
+                type="color"
+                aria-label="Background colour"
+                value={background === 'transparent' ? '#ffffff' : background}
+                disabled={background === 'transparent'}
+                onChange={(e) => setBackground(e.target.value)}
+              />
+              <label className="check">
+                <input
+                  type="checkbox"
+                  checked={background === 'transparent'}
+                  onChange={(e) => setBackground(e.target.checked ? 'transparent' : '#ffffff')}
+                />
+                Transparent
+              </label>
+            </span>
+          </label>
+          <label className="field">
+            <span>Shadow</span>
+            <select value={shadow} onChange={(e) => setShadow(e.target.value as typeof shadow)}>
+              <option value="none">None</option>
+              <option value="soft">Soft</option>
+              <option value="hard">Hard</option>
+              <option value="contact">Contact</option>
+            </select>
+          </label>
+          <label className="field">
+            <span>Padding {Math.round(padding * 100)}%</span>
+            <input type="range" min={0} max={0.45} step={0.01} value={padding} onChange={(e) => setPadding(Number(e.target.value))} />
+          </label>
+        </fieldset>
+        <FinishedPreview product={p} image={preview} settings={{ background, shadow, padding }} />
+        <div className="save-row">
+          {save.error && <ErrorBox error={save.error} />}
+          {save.isSuccess && !dirty && (
+            <span role="status" className="small ok-text">
+              Review saved
+            </span>
+          )}
+          <button type="submit" className="btn primary" disabled={save.isPending}>
+            Save review
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function ImageTile(props: {
+  image: ProductImage;
+  decision: ReviewStatus;
+  selected: boolean;
+  onSelect(): void;
+  onDecide(d: ReviewStatus): void;
+}) {
+  const { image: img, decision } = props;
+  const name = `Image ${img.position + 1}`;
+  return (
+    <li className={`image-tile ${decision}${props.selected ? ' selected' : ''}`} aria-label={name}>
+      <button type="button" className="image-btn" aria-label={`Preview ${name}`} aria-pressed={props.selected} onClick={props.onSelect}>
+        {img.thumbnail_url || img.url ? <img src={img.thumbnail_url ?? img.url ?? ''} alt="" loading="lazy" /> : <span className="muted small">No image</span>}
+      </button>
+      <div className="image-meta">
+        <Badge tone={reviewTone(decision)}>{decision}</Badge>
+        {img.cutout && (
+          <span className="small muted" title={`Cut-out by ${img.cutout.method}`}>
+            Cut-out {img.cutout.status} · {Math.round(img.cutout.confidence * 100)}%
+          </span>
+        )}
+      </div>
+      {img.error && <p className="small bad-text">{img.error.message}</p>}
+      <div className="image-actions">
+        <button type="button" className="btn small" aria-pressed={decision === 'accepted'} onClick={() => props.onDecide('accepted')}>
+          Accept
+        </button>
+        <button type="button" className="btn small" aria-pressed={decision === 'rejected'} onClick={() => props.onDecide('rejected')}>
+          Reject
+        </button>
+      </div>
+    </li>
+  );
+}
+
+/** The finished image as the export will make it, redrawn by the server while settings change. */
+function FinishedPreview({ product, image, settings }: { product: Product; image?: ProductImage; settings: Required<Pick<ImageSettings, 'background' | 'shadow' | 'padding'>> }) {
+  const [debounced, setDebounced] = useState(settings);
+  useEffect(() => {
+    const t = setTimeout(() => setDebounced(settings), 250);
+    return () => clearTimeout(t);
+  }, [settings.background, settings.shadow, settings.padding]);
+  const [failed, setFailed] = useState(false);
+  if (!image) return null;
+  const src = withQuery(`/dashboard/api/products/${product.id}/images/${image.image_id}/preview`, debounced);
+  return (
+    <figure className={`preview${debounced.background === 'transparent' ? ' checker' : ''}`}>
+      {failed ? (
+        <p className="muted small">The preview could not be drawn for this image.</p>
+      ) : (
+        <img key={src} src={src} alt="Finished preview" onError={() => setFailed(true)} onLoad={() => setFailed(false)} />
+      )}
+      <figcaption className="small muted">Preview of image {image.position + 1}</figcaption>
+    </figure>
+  );
+}
+
+function ModelSection({ product: p }: { product: Product }) {
+  const client = useQueryClient();
+  const [height, setHeight] = useState('');
+  const rescale = useMutation({
+    mutationFn: () => api<Product>(`/v1/products/${p.id}/model/rescale`, { method: 'POST', body: { dimensions: { height: Number(height) } } }),
+    onSuccess: (next) => client.setQueryData(['product', p.id], next),
+  });
+  const q = p.model?.quality;
+  const d = p.model?.dimensions;
+  return (
+    <section className="card" aria-labelledby="model-h">
+      <h2 id="model-h">3D model</h2>
+      {p.model?.url ? (
+        <div className="model-layout">
+          <ModelViewer src={p.model.url} poster={p.thumbnail_url} label={`3D model of ${p.title || p.id}`} />
+          <div>
+            <dl className="facts">
+              {d && (
+                <>
+                  <dt>Size</dt>
+                  <dd>
+                    {fmt(d.width)} × {fmt(d.height)} × {fmt(d.depth)} m (w × h × d)
+                  </dd>
+                </>
+              )}
+              {p.model.triangles != null && (
+                <>
+                  <dt>Triangles</dt>
+                  <dd>{p.model.triangles.toLocaleString()}</dd>
+                </>
+              )}
+              {p.model.bytes != null && (
+                <>
+                  <dt>File</dt>
+                  <dd>{(p.model.bytes / 1e6).toFixed(1)} MB</dd>
+                </>
+              )}
+              {q && (
+                <>
+                  <dt>Method</dt>
+                  <dd>
+                    {q.method.replace(/_/g, ' ')}
+                    {q.pose_source ? ` · cameras ${q.pose_source}` : ''}
+                  </dd>
+                  <dt>Views used</dt>
+                  <dd>
+                    {q.views_used} of {q.views_total}
+                  </dd>
+                  {q.silhouette_iou && (
+                    <>
+                      <dt>Silhouette match</dt>
+                      <dd>
+                        median {q.silhouette_iou.median.toFixed(2)}, worst {q.silhouette_iou.min.toFixed(2)}
+                      </dd>
+                    </>
+                  )}
+                  <dt>Scale</dt>
+                  <dd>{q.scale_source}</dd>
+                </>
+              )}
+            </dl>
+            <form
+              className="inline-form"
+              onSubmit={(e) => {
+                e.preventDefault();
+                rescale.mutate();
+              }}
+            >
+              <label className="field">
+                <span>Real height (m)</span>
+                <input type="number" min="0.001" max="1000" step="any" required value={height} onChange={(e) => setHeight(e.target.value)} />
+              </label>
+              <button type="submit" className="btn" disabled={rescale.isPending}>
+                Rescale
+              </button>
+            </form>
+            {rescale.error && <ErrorBox error={rescale.error} />}
+            {rescale.isSuccess && (
+              <p role="status" className="small ok-text">
+                Rescaled.
+              </p>
+            )}
+          </div>
+        </div>
+      ) : p.model_status === 'queued' || p.model_status === 'generating' ? (
+        <p className="muted">The model is being built: {stepLabel(p.step)}.</p>
+      ) : (
+        <>
+          {p.model_status === 'failed' && <p className="bad-text">{p.model_error?.message ?? p.error?.message ?? 'Generation failed; the credits were refunded.'}</p>}
+          <p className="muted">No 3D model yet.</p>
+        </>
+      )}
+      <Order product={p} />
+    </section>
+  );
+}
+
+const fmt = (n: number) => (n < 1 ? n.toFixed(3) : n.toFixed(2));
+
+/** The missing half: a model for an images-only product, renders for a model-only one; quote first. */
+function Order({ product: p }: { product: Product }) {
+  const client = useQueryClient();
+  const [quote, setQuote] = useState<Quote | null>(null);
+  const wantsModel = p.model_status === 'none' || p.model_status === 'failed';
+  const wantsImages = p.images_status === 'none' && p.model_status === 'ready';
+  const ask = useMutation({ mutationFn: () => api<Quote>(`/v1/products/${p.id}/order`, { method: 'POST', body: {} }), onSuccess: setQuote });
+  const commit = useMutation({
+    mutationFn: () => api<Product>('/v1/products', { method: 'POST', body: { resume_token: quote!.resume_token } }),
+    onSuccess: (next) => {
+      setQuote(null);
+      client.setQueryData(['product', p.id], next);
+      void client.invalidateQueries({ queryKey: ['me'] });
+    },
+  });
+  if (!wantsModel && !wantsImages) return null;
+  const what = wantsModel ? '3D model' : 'product images';
+  return (
+    <div className="order">
+      {quote ? (
+        <div className="quote" aria-live="polite">
+          <p>
+            The {what} costs <strong>{quote.credits} credits</strong> (balance {quote.balance_credits}), about{' '}
+            {Math.max(1, Math.round(quote.estimated_seconds / 60))} min.
+          </p>
+          <div className="row-actions">
+            <button type="button" className="btn" onClick={() => setQuote(null)}>
+              Cancel
+            </button>
+            <button type="button" className="btn primary" disabled={commit.isPending} onClick={() => commit.mutate()}>
+              Confirm order
+            </button>
+          </div>
+        </div>
+      ) : (
+        <button type="button" className="btn" disabled={ask.isPending} onClick={() => ask.mutate()}>
+          {wantsModel ? 'Order a 3D model' : 'Order product images'}
+        </button>
+      )}
+      {ask.error && <ErrorBox error={ask.error} />}
+      {commit.error && <ErrorBox error={commit.error} />}
+    </div>
+  );
+}
+
+function Snippet({ product: p }: { product: Product }) {
+  const origin = window.location.origin;
+  const snippet = `<script type="module" src="${origin}/embed.js"></script>
+<service-model product-id="${p.id}" publishable-key="pk_…" api-base="${origin}"></service-model>`;
+  return (
+    <section className="card" aria-labelledby="embed-h">
+      <div className="section-head">
+        <h2 id="embed-h">Embed</h2>
+        <CopyButton text={snippet} label="Copy snippet" />
+      </div>
+      <p className="muted small">
+        Paste this where the product should appear, with a publishable key of a project whose allowed domains include your shop (
+        <Link to="/keys">API keys</Link>). Shoppers see the product once it is published.
+      </p>
+      <pre className="code" aria-label="Embed snippet" tabIndex={0}>
+        {snippet}
+      </pre>
+    </section>
+  );
+}

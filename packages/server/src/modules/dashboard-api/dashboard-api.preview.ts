@@ -1,0 +1,33 @@
+import { finishImage, type ImageSettings } from '@plinth/media';
+import type { Deps } from '../../deps.js';
+import { AppError, notFound } from '../../http/errors.js';
+import type { Principal } from '../auth/principal.js';
+import { getProduct } from '../products/products.service.js';
+import { sessionUser } from './dashboard-api.service.js';
+
+/** Small enough to redraw while a slider moves, large enough to judge shadow and padding. */
+export const PREVIEW_SIZE = 640;
+
+export interface PreviewSettings {
+  background: string;
+  shadow: ImageSettings['shadow'];
+  padding: number;
+}
+
+/**
+ * The finished image as an export would make it, at preview size, for settings that are not saved
+ * yet. The product must be in the session's reach (404 otherwise, as on /v1).
+ */
+export async function finishedPreview(deps: Deps, principal: Principal, productId: string, imageId: string, settings: PreviewSettings) {
+  sessionUser(principal);
+  const product = await getProduct(deps, principal, productId);
+  const image = product.images.find((i) => i.id === imageId);
+  if (!image) throw notFound('image');
+  if (!image.storageKey) throw new AppError('conflict', 'This image has no stored original to finish.', { reason: 'no_original' });
+  const [original, mask] = await Promise.all([
+    deps.storage.getBuffer(image.storageKey),
+    image.maskKey ? deps.storage.getBuffer(image.maskKey) : Promise.resolve(null),
+  ]);
+  const format = settings.background === 'transparent' ? 'png' : 'jpeg';
+  return finishImage({ original, mask, settings: { ...settings, format }, size: PREVIEW_SIZE });
+}
