@@ -1,6 +1,7 @@
 import type { TestApp } from './app.js';
 import { bearer } from './app.js';
 import { newId } from '../platform/ids.js';
+import { browserAssetKey } from '../platform/storage/names.js';
 import { insertProduct } from '../modules/products/products.repo.js';
 
 /** A loopback URL the guarded fetcher may reach only because tests allow 127.0.0.1. */
@@ -42,9 +43,9 @@ export async function seedProduct(
     status: opts.status ?? 'draft',
     model_status: opts.modelStatus ?? 'ready',
     model: ready
-      ? JSON.stringify({ glbKey: `orgs/${orgId}/products/${id}/model/v1.glb`, usdzKey: `orgs/${orgId}/products/${id}/model/v1.usdz`, decision: 'pending', dimensions: { width: 0.3, height: 0.2, depth: 0.1 }, triangles: 12, bytes: 1000, settings: {}, origin: 'imported' })
+      ? JSON.stringify({ glbKey: browserAssetKey({ orgId, id }, '.glb'), usdzKey: browserAssetKey({ orgId, id }, '.usdz'), decision: 'pending', dimensions: { width: 0.3, height: 0.2, depth: 0.1 }, triangles: 12, bytes: 1000, settings: {}, origin: 'imported' })
       : null,
-    thumbnail_key: `orgs/${orgId}/products/${id}/thumb.webp`,
+    thumbnail_key: browserAssetKey({ orgId, id }, '.thumb.webp'),
     tags: JSON.stringify(opts.tags ?? []),
     source: JSON.stringify({ kind: 'model_url', model_url: 'https://models.example/x.glb' }),
     generate_model: 0,

@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import sharp from 'sharp';
-import { validationFailed } from '../../http/errors.js';
+import { AppError, validationFailed } from '../../http/errors.js';
 
 /**
  * An upload is accepted only after it decodes: the first bytes choose which decoder to try, the
@@ -37,9 +37,23 @@ function looksLikeGlb(head: Buffer): boolean {
   return head.length >= 4 && head.readUInt32LE(0) === GLB_MAGIC;
 }
 
+/** Which decoder to try; the decoder, not this, decides whether the file is accepted. */
+const IMAGE_SIGNATURES: ((b: Buffer) => boolean)[] = [
+  (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
+  (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+  (b) => b.subarray(0, 4).toString('latin1') === 'GIF8',
+  (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
+  (b) => b.subarray(4, 8).toString('latin1') === 'ftyp' && /^avi[fs]$/.test(b.subarray(8, 12).toString('latin1')),
+];
+
+const unsupported = () =>
+  new AppError('unsupported_media_type', `Uploads must be images (${ACCEPTED_UPLOAD_TYPES.slice(0, -1).join(', ')}) or GLB models.`, { accepted: ACCEPTED_UPLOAD_TYPES });
+
+/** 415 for a kind of file we never take; 422 for one that claims an accepted kind and does not decode as it. */
 export async function checkUpload(file: string, head: Buffer, bytes: number): Promise<CheckedUpload> {
   if (bytes === 0) throw validationFailed([{ path: 'body', message: 'is empty' }], 'The upload is empty.');
   if (looksLikeGlb(head)) return checkGlb(file, bytes);
+  if (!IMAGE_SIGNATURES.some((test) => test(head))) throw unsupported();
   return checkImage(file);
 }
 

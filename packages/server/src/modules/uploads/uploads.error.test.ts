@@ -115,3 +115,13 @@ describe('upload limits', () => {
     expect(res.statusCode).toBe(201);
   });
 });
+
+describe('kinds of file never taken', () => {
+  it('an SVG, a PDF or a text file is 415 with the accepted list, whatever Content-Type it claims', async () => {
+    for (const data of [Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), Buffer.from('%PDF-1.7\n...'), Buffer.from('just text')]) {
+      const res = await upload(t, data, 'image/png');
+      expectEnvelope(res, 415, 'unsupported_media_type');
+      expect(res.json().error.details.accepted).toContain('model/gltf-binary');
+    }
+  });
+});
