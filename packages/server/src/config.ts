@@ -14,6 +14,9 @@ export interface RateLimitConfig {
   apiBurst: number;
   beaconPerSecond: number;
   beaconBurst: number;
+  /** sign-in attempts per email (burst, then refill per second); each client IP gets three times the burst */
+  loginPerSecond: number;
+  loginBurst: number;
 }
 
 /**
@@ -124,7 +127,8 @@ function resolveSecret(env: Env, dataDir: string): string {
 
 export function loadConfig(env: Env = process.env): Readonly<Config> {
   const port = int(env, 'PORT', 3000);
-  const host = env.HOST || '0.0.0.0';
+  // Listening on every interface is a deliberate HOST=0.0.0.0, never a default.
+  const host = env.HOST || '127.0.0.1';
   const dataDir = resolve(env.PLINTH_DATA_DIR || './data');
   const databaseUrl = env.DATABASE_URL || join(dataDir, 'plinth.db');
   const databaseKind = /^postgres(ql)?:\/\//.test(databaseUrl) ? 'postgres' : 'sqlite';
@@ -152,6 +156,8 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       apiBurst: int(env, 'PLINTH_RATE_LIMIT_API_BURST', 100, 1),
       beaconPerSecond: int(env, 'PLINTH_RATE_LIMIT_BEACON_PER_SECOND', 50, 0.001),
       beaconBurst: int(env, 'PLINTH_RATE_LIMIT_BEACON_BURST', 200, 1),
+      loginPerSecond: int(env, 'PLINTH_RATE_LIMIT_LOGIN_PER_SECOND', 0.1, 0.001),
+      loginBurst: int(env, 'PLINTH_RATE_LIMIT_LOGIN_BURST', 10, 1),
     },
     logLevel: env.LOG_LEVEL || 'info',
     jobs: {

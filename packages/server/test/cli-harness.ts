@@ -137,9 +137,10 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
 export interface Served {
   url: string;
   proc: CliProcess;
-  /** From the banner printed when serve creates a demo organization; null when it did not. */
+  /** From the banner printed (on stderr, the terminal) when serve creates a demo organization; null when it did not. */
   demoKey: string | null;
   demoOrg: string | null;
+  demoPassword: string | null;
   /** SIGTERM, as a process manager would send it; reports how long the exit took. */
   stop(): Promise<Exit & { ms: number }>;
 }
@@ -164,11 +165,14 @@ export async function startServe(
     if (why) throw new Error(`${why}\nstdout:\n${proc.out.stdout}\nstderr:\n${proc.out.stderr}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+  // The banner went to stderr before the log line on stdout; one more turn lets its pipe be read.
+  await new Promise((r) => setTimeout(r, 100));
   return {
     url,
     proc,
-    demoKey: /Secret key \(shown once\):\s+(sk_\S+)/.exec(proc.out.stdout)?.[1] ?? null,
-    demoOrg: /created a demo organization \((org_[^)]+)\)/.exec(proc.out.stdout)?.[1] ?? null,
+    demoKey: /Secret key \(shown once\):\s+(sk_\S+)/.exec(proc.out.stderr)?.[1] ?? null,
+    demoOrg: /created a demo organization \((org_[^)]+)\)/.exec(proc.out.stderr)?.[1] ?? null,
+    demoPassword: /Dashboard sign-in:\s+\S+ \/ (\S+)/.exec(proc.out.stderr)?.[1] ?? null,
     async stop() {
       const started = Date.now();
       proc.child.kill('SIGTERM');

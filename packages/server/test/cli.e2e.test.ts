@@ -77,7 +77,15 @@ describe(`plinth CLI, end to end (${TEST_BACKEND})`, { timeout: 60_000 }, () => 
     const first = await startServe(env);
     expect(first.demoKey).toMatch(/^sk_/);
     expect(first.demoOrg).toMatch(/^org_/);
-    expect(first.proc.out.stdout).toContain(`curl -H "Authorization: Bearer ${first.demoKey}" ${first.url}/v1/projects`);
+    expect(first.proc.out.stderr).toContain(`curl -H "Authorization: Bearer ${first.demoKey}" ${first.url}/v1/projects`);
+    // The key and the owner's random password go to the terminal once, never into the JSON log on stdout.
+    expect(first.demoPassword).toMatch(/^[A-Za-z0-9_-]{20}$/);
+    expect(first.proc.out.stdout).not.toContain(first.demoKey);
+    expect(first.proc.out.stdout).not.toContain(first.demoPassword);
+    const signIn = (password: string) =>
+      fetch(`${first.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'demo@plinth.local', password }) });
+    expect((await signIn('demo-password')).status).toBe(401);
+    expect((await signIn(first.demoPassword!)).status).toBe(200);
 
     const res = await fetch(`${first.url}/v1/projects`, { headers: { Authorization: `Bearer ${first.demoKey}` } });
     expect(res.status).toBe(200);
@@ -94,7 +102,7 @@ describe(`plinth CLI, end to end (${TEST_BACKEND})`, { timeout: 60_000 }, () => 
 
     const again = await startServe(env);
     expect(again.demoKey).toBeNull();
-    expect(again.proc.out.stdout).not.toContain('demo organization');
+    expect(again.proc.out.stdout + again.proc.out.stderr).not.toContain('demo organization');
     // The first start's key still works against the same data: nothing was recreated.
     const res2 = await fetch(`${again.url}/v1/projects`, { headers: { Authorization: `Bearer ${first.demoKey}` } });
     expect(res2.status).toBe(200);

@@ -9,6 +9,10 @@ export async function userByEmail(db: Executor, email: string) {
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
+export async function updatePasswordHash(db: Executor, userId: string, hash: string) {
+  await db.updateTable('users').set({ password_hash: hash }).where('id', '=', userId).execute();
+}
+
 export async function sessionByHash(db: Executor, hash: string, now: string) {
   return db
     .selectFrom('sessions')

@@ -24,7 +24,7 @@ export const authRoutes =
         },
       },
       async (request, reply) => {
-        const session = await auth.login(request.body.email, request.body.password);
+        const session = await auth.login(request.body.email, request.body.password, request.ip);
         reply.setCookie(SESSION_COOKIE, session.token, {
           httpOnly: true,
           sameSite: 'lax',

@@ -9,6 +9,7 @@ import {
   projectForKey,
   rolesFrom,
   sessionByHash,
+  updatePasswordHash,
   userByEmail,
 } from './auth.repo.js';
 import { hashPassword, tokenHash, verifyPassword } from './passwords.js';
@@ -25,9 +26,10 @@ export class Authenticator {
   private cache = new Map<string, Cached>();
   private lastUsedWritten = new Map<string, number>();
   // A password check against a fixed hash keeps unknown-email logins as slow as wrong-password ones.
-  private dummyHash = hashPassword(randomToken(8));
+  // Made at the first sign-in, not at start: each hash costs 128 MiB and a few hundred ms.
+  private dummyHash: Promise<string> | null = null;
 
-  constructor(private deps: Pick<Deps, 'database' | 'clock' | 'logger'>) {}
+  constructor(private deps: Pick<Deps, 'database' | 'clock' | 'logger' | 'config' | 'rateLimiter'>) {}
 
   /** Resolves an API key; null when unknown or revoked. */
   async fromApiKey(token: string): Promise<Principal | null> {
@@ -65,11 +67,15 @@ export class Authenticator {
     this.cache.clear();
   }
 
-  async login(email: string, password: string): Promise<{ token: string; userId: string; expiresAt: Date }> {
+  async login(email: string, password: string, clientIp: string): Promise<{ token: string; userId: string; expiresAt: Date }> {
     const db = this.deps.database.db;
-    const user = await userByEmail(db, email.trim().toLowerCase());
-    const ok = await verifyPassword(password, user?.password_hash ?? (await this.dummyHash));
+    const normalised = email.trim().toLowerCase();
+    await this.throttleLogin(normalised, clientIp);
+    const user = await userByEmail(db, normalised);
+    this.dummyHash ??= hashPassword(randomToken(8));
+    const { ok, needsRehash } = await verifyPassword(password, user?.password_hash ?? (await this.dummyHash));
     if (!user || !ok) throw new AppError('unauthenticated', 'Email or password is wrong.');
+    if (needsRehash) await updatePasswordHash(db, user.id, await hashPassword(password));
     const token = randomToken(32);
     const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + SESSION_DAYS * 86_400_000);
@@ -81,6 +87,27 @@ export class Authenticator {
       expires_at: expiresAt.toISOString(),
     });
     return { token, userId: user.id, expiresAt };
+  }
+
+  /**
+   * Guessing is limited per account (whatever the address) and per address (whatever the account), in
+   * the shared rate-limit store, before any password is checked. Every attempt counts: a throttle that
+   * counted only failures would tell an attacker which guess was right.
+   */
+  private async throttleLogin(email: string, clientIp: string): Promise<void> {
+    const limits = this.deps.config.rateLimits;
+    if (!limits.enabled) return;
+    const perSecond = limits.loginPerSecond;
+    const [byEmail, byIp] = await Promise.all([
+      this.deps.rateLimiter.take(`login:email:${email}`, { perSecond, burst: limits.loginBurst }),
+      this.deps.rateLimiter.take(`login:ip:${clientIp}`, { perSecond: perSecond * 3, burst: limits.loginBurst * 3 }),
+    ]);
+    const denied = [byEmail, byIp].filter((d) => !d.allowed);
+    if (!denied.length) return;
+    const retry = Math.max(1, ...denied.map((d) => Math.ceil(d.retryAfterSeconds)));
+    throw new AppError('rate_limited', 'Too many sign-in attempts; retry after the delay in Retry-After.', { retry_after_seconds: retry }, {
+      'Retry-After': String(retry),
+    });
   }
 
   async logout(token: string): Promise<void> {
