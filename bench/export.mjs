@@ -2,15 +2,13 @@
 // decode → composite onto a 2048² background → encode of the same photos: what the
 // finishing costs on top of the work any export has to do anyway.
 //
-//   npm run build && node bench/export.mjs [--images=16] [--rounds=3] [--module=path/to/finish.js]
+//   npm run build && node bench/export.mjs [--images=16] [--rounds=3]
 //
 // Both sides keep two images in flight (the target machine has two cores) and
 // encode JPEG with the same options, so the ratio isolates the finishing work.
-import { existsSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { finishImage, resolveSettings } from '@plinth/media';
 import sharp from 'sharp';
 import { makeProductPhotos } from './export-lib/photos.mjs';
 import { formatTable, watchRss } from './export-lib/measure.mjs';
@@ -29,14 +27,6 @@ const args = Object.fromEntries(
 );
 const imageCount = Number(args.images ?? 16);
 const rounds = Number(args.rounds ?? 3);
-const modulePath = args.module
-  ? resolve(args.module)
-  : fileURLToPath(new URL('../packages/server/dist/modules/export/finish.js', import.meta.url));
-if (!existsSync(modulePath)) {
-  console.error(`${modulePath} not found: run \`npm run build\` first (the benchmark uses the compiled module).`);
-  process.exit(1);
-}
-const { finishImage, resolveSettings } = await import(pathToFileURL(modulePath).href);
 // The module sets this itself on import; repeated here so the baseline is
 // guaranteed the same thread budget whatever the module does.
 sharp.concurrency(2);

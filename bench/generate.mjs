@@ -3,19 +3,21 @@
 // 8 views at 1024 px on a two-core machine.
 //
 //   npm run build && node bench/generate.mjs [--views=8] [--size=1024] [--rounds=3]
-//     [--shape=box|cylinder|sphere] [--elevation=0] [--dist=path/to/dist/modules/generation]
+//     [--shape=box|cylinder|sphere] [--elevation=0]
 //
-// The photos come from the tests' turntable renderer, which the build leaves out of
+// The generator is the media engine's, imported by package name (its dist/, hence the
+// build). The photos come from the tests' turntable renderer, which the build leaves out of
 // dist as test support: it is transpiled here on the fly (types stripped, nothing else)
 // into node_modules/.cache so its `sharp` import resolves. They are rendered first and
 // not timed. Each round runs one generation, as the
 // worker does; its peak RSS is sampled while it runs (the generator yields to the
 // event loop between carving slabs, so the sampler gets to look).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createBuiltinGenerator } from '@plinth/media';
 import ts from 'typescript';
 import { formatTable, watchRss } from './export-lib/measure.mjs';
 import { printEnvironment, recordResult } from './lib/report.mjs';
@@ -43,17 +45,10 @@ if (!shape) {
   process.exit(1);
 }
 
-const dist = args.dist ? resolve(args.dist) : fileURLToPath(new URL('../packages/server/dist/modules/generation', import.meta.url));
-const modulePath = resolve(dist, 'builtin-generator.js');
-if (!existsSync(modulePath)) {
-  console.error(`${modulePath} not found: run \`npm run build\` first (the benchmark uses the compiled module).`);
-  process.exit(1);
-}
-const { createBuiltinGenerator } = await import(pathToFileURL(modulePath).href);
 const { renderTurntable } = await import(pathToFileURL(transpileFixtures()).href);
 
 function transpileFixtures() {
-  const source = fileURLToPath(new URL('../packages/server/src/modules/generation/turntable-fixtures.test-support.ts', import.meta.url));
+  const source = fileURLToPath(new URL('../packages/media/src/generate/turntable-fixtures.test-support.ts', import.meta.url));
   const cache = fileURLToPath(new URL('../node_modules/.cache/plinth-bench/', import.meta.url));
   const { outputText } = ts.transpileModule(readFileSync(source, 'utf8'), {
     compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },

@@ -1,7 +1,7 @@
-import { MediaError } from '../errors.js';
 // The contract every 3D generator meets, built-in or hosted. Callers hand over the
 // product photos with their masks and get back a self-contained GLB (Y up, metres,
 // centred on the vertical axis with its base on y = 0 so AR placement sits on the floor).
+import { MediaError } from '../errors.js';
 
 export interface GeneratorView {
   /** Encoded image (JPEG, PNG or WebP): the product photo. */

@@ -3,6 +3,7 @@ import type { TriangleMesh } from './marching-cubes.js';
 import type { PreparedView } from './prepared-view.js';
 import { DECODE_CONCURRENCY, mapLimit } from '../util/map-limit.js';
 import { bleedColours } from './texture-bleed.js';
+import { triangleNormal } from './triangle-normal.js';
 import { projectToImage, type ViewCamera } from './turntable-camera.js';
 
 // Texturing by projection: every triangle takes its colour from the view that faces it
@@ -122,17 +123,9 @@ export async function textureHull<C extends TextureCamera = ViewCamera>(
 
 const clamp = (v: number, lo: number, hi: number) => (v < lo ? lo : v > hi ? hi : v);
 
-/** Unnormalised cross product turned into a unit normal; zero for degenerate triangles. */
+/** The triangle's unit normal; zero for degenerate triangles. */
 function faceNormal(p: Float32Array, a: number, b: number, c: number): [number, number, number] {
-  const ux = p[b * 3] - p[a * 3];
-  const uy = p[b * 3 + 1] - p[a * 3 + 1];
-  const uz = p[b * 3 + 2] - p[a * 3 + 2];
-  const vx = p[c * 3] - p[a * 3];
-  const vy = p[c * 3 + 1] - p[a * 3 + 1];
-  const vz = p[c * 3 + 2] - p[a * 3 + 2];
-  const nx = uy * vz - uz * vy;
-  const ny = uz * vx - ux * vz;
-  const nz = ux * vy - uy * vx;
+  const [nx, ny, nz] = triangleNormal(p, a, b, c);
   const len = Math.hypot(nx, ny, nz);
   return len > 0 ? [nx / len, ny / len, nz / len] : [0, 0, 0];
 }

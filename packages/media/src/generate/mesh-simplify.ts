@@ -1,5 +1,6 @@
 import { MeshoptSimplifier } from 'meshoptimizer';
 import type { TriangleMesh } from './marching-cubes.js';
+import { triangleNormal } from './triangle-normal.js';
 
 /**
  * Error limits tried in turn (fractions of the mesh extent). The first keeps the
@@ -59,14 +60,7 @@ export function compact(positions: Float32Array, indices: Uint32Array): Triangle
 
 /** Squared length of the (unnormalised) triangle normal: zero for degenerate triangles. */
 function triangleArea2(p: Float32Array, a: number, b: number, c: number): number {
-  const ux = p[b * 3] - p[a * 3];
-  const uy = p[b * 3 + 1] - p[a * 3 + 1];
-  const uz = p[b * 3 + 2] - p[a * 3 + 2];
-  const vx = p[c * 3] - p[a * 3];
-  const vy = p[c * 3 + 1] - p[a * 3 + 1];
-  const vz = p[c * 3 + 2] - p[a * 3 + 2];
-  const nx = uy * vz - uz * vy;
-  const ny = uz * vx - ux * vz;
-  const nz = ux * vy - uy * vx;
+  const [nx, ny, nz] = triangleNormal(p, a, b, c);
   return nx * nx + ny * ny + nz * nz;
 }
+

@@ -1,3 +1,5 @@
+import { window3 } from '../util/window3.js';
+
 /**
  * Only texels this solidly inside the mask keep their own colour: the soft rim of a
  * cut-out mixes in backdrop, and a surface seen edge-on samples exactly that rim.
@@ -13,6 +15,7 @@ export function bleedColours(rgb: Uint8Array, coverage: Uint8Array, width: numbe
   const known = new Uint8Array(width * height);
   for (let i = 0; i < known.length; i++) known[i] = coverage[i] >= threshold ? 1 : 0;
   const frontier: number[] = [];
+  const around = new Int32Array(9);
   for (let pass = 0; pass < passes; pass++) {
     frontier.length = 0;
     for (let y = 0; y < height; y++) {
@@ -23,19 +26,14 @@ export function bleedColours(rgb: Uint8Array, coverage: Uint8Array, width: numbe
         let g = 0;
         let b = 0;
         let n = 0;
-        for (let dy = -1; dy <= 1; dy++) {
-          const yy = y + dy;
-          if (yy < 0 || yy >= height) continue;
-          for (let dx = -1; dx <= 1; dx++) {
-            const xx = x + dx;
-            if (xx < 0 || xx >= width) continue;
-            const j = yy * width + xx;
-            if (known[j] !== 1) continue;
-            r += rgb[j * 3];
-            g += rgb[j * 3 + 1];
-            b += rgb[j * 3 + 2];
-            n++;
-          }
+        const count = window3(x, y, width, height, around);
+        for (let k = 0; k < count; k++) {
+          const j = around[k];
+          if (known[j] !== 1) continue;
+          r += rgb[j * 3];
+          g += rgb[j * 3 + 1];
+          b += rgb[j * 3 + 2];
+          n++;
         }
         if (n === 0) continue;
         rgb[i * 3] = Math.round(r / n);

@@ -1,4 +1,5 @@
 import { MediaError } from '../errors.js';
+import { mapLimit } from '../util/map-limit.js';
 import { resolveResourceUrl } from './model-container.js';
 
 /** The caller's guarded fetcher (refuses private addresses, enforces timeouts and size caps). */
@@ -35,32 +36,29 @@ export async function fetchExternalResources(
 
   const out = new Map<string, Uint8Array>();
   let total = 0;
-  let next = 0;
   let failure: unknown = null;
 
-  const worker = async () => {
-    while (failure === null && next < targets.length) {
-      const { uri, url } = targets[next++];
-      let data: Buffer;
-      try {
-        data = await fetchBytes(url);
-      } catch (err) {
-        failure ??= fetchFailed(uri, url, err);
-        return;
-      }
-      total += data.byteLength;
-      if (total > limits.maxBytes) {
-        failure ??= new MediaError(
-          'model_too_large',
-          `External resources exceed the ${limits.maxBytes} byte limit`,
-          { limit: limits.maxBytes, uri },
-        );
-        return;
-      }
-      out.set(uri, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  // After the first failure the remaining URIs are skipped: one bad resource fails the model anyway.
+  await mapLimit(targets, limits.concurrency, async ({ uri, url }) => {
+    if (failure !== null) return;
+    let data: Buffer;
+    try {
+      data = await fetchBytes(url);
+    } catch (err) {
+      failure ??= fetchFailed(uri, url, err);
+      return;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(limits.concurrency, targets.length) }, worker));
+    total += data.byteLength;
+    if (total > limits.maxBytes) {
+      failure ??= new MediaError(
+        'model_too_large',
+        `External resources exceed the ${limits.maxBytes} byte limit`,
+        { limit: limits.maxBytes, uri },
+      );
+      return;
+    }
+    out.set(uri, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+  });
   if (failure !== null) throw failure;
   return out;
 }

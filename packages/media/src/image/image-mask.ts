@@ -1,3 +1,5 @@
+import { window3 } from '../util/window3.js';
+
 /**
  * Cut-out of a product photographed on a plain backdrop, computed on a small RGB copy (≤ 512 px):
  * the backdrop colour is whatever dominates the border, anything clearly different is product.
@@ -108,20 +110,12 @@ export function foregroundThreshold(noise: number): number {
 /** 3x3 majority vote on a 0/255 mask: the binary median, removes salt-and-pepper specks. */
 function majority3(mask: Uint8Array, width: number, height: number): Uint8Array {
   const out = new Uint8Array(mask.length);
+  const around = new Int32Array(9);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
+      const total = window3(x, y, width, height, around);
       let on = 0;
-      let total = 0;
-      for (let dy = -1; dy <= 1; dy++) {
-        const yy = y + dy;
-        if (yy < 0 || yy >= height) continue;
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx;
-          if (xx < 0 || xx >= width) continue;
-          total++;
-          if (mask[yy * width + xx]) on++;
-        }
-      }
+      for (let k = 0; k < total; k++) if (mask[around[k]]) on++;
       out[y * width + x] = on * 2 > total ? 255 : 0;
     }
   }
