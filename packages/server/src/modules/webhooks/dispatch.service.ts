@@ -18,7 +18,7 @@ import {
 import { enqueueDelivery, newJobToken } from './delivery.service.js';
 import { lockEnabledEndpoints } from './webhooks.repo.js';
 import { OUTBOX_CHANNEL } from '../events/events.js';
-import { ALL_EVENTS, type EndpointRecord } from './webhooks.types.js';
+import { ALL_EVENTS, TEST_EVENT_TYPE, type EndpointRecord } from './webhooks.types.js';
 
 /** Events read per run; a full batch makes the next run start at once. */
 export const DISPATCH_BATCH = 500;
@@ -50,6 +50,7 @@ export function orderingKey(event: Pick<OutboxEvent, 'id' | 'type' | 'data'>): s
 }
 
 export function subscribes(endpoint: Pick<EndpointRecord, 'events'>, type: string): boolean {
+  if (type === TEST_EVENT_TYPE) return false;
   return endpoint.events.includes(ALL_EVENTS) || endpoint.events.includes(type);
 }
 

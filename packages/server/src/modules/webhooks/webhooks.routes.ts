@@ -7,6 +7,7 @@ import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import type { EndpointRecord } from './webhooks.types.js';
 import { deliveryJson, endpointJson } from './webhooks.json.js';
+import { sendTestEvent } from './test-event.service.js';
 import {
   CreateBody,
   DeletedEndpoint,
@@ -180,6 +181,26 @@ export const webhooksRoutes =
       },
       async (request, reply) => {
         const r = await retryDelivery(deps, request.principal, request.params.id, request.params.delivery_id, request.query.org_id);
+        return reply.status(202).send(deliveryJson(r.delivery, r.attempts));
+      },
+    );
+
+    app.post(
+      '/v1/webhooks/:id/test',
+      {
+        config: manage,
+        schema: {
+          tags,
+          summary: 'Send a test event',
+          description:
+            'Delivers a signed `webhook.test` event (data.object: {object: "webhook_test", endpoint_id, message}) to this endpoint only. Answers 202 with the delivery, pending; it shows in the deliveries list. 409 (details.reason endpoint_disabled) while the endpoint is disabled.',
+          params: IdParams,
+          querystring: OrgQuery,
+          response: { 202: DeliverySchema, ...ErrorResponses },
+        },
+      },
+      async (request, reply) => {
+        const r = await sendTestEvent(deps, request.principal, request.params.id, request.query.org_id);
         return reply.status(202).send(deliveryJson(r.delivery, r.attempts));
       },
     );

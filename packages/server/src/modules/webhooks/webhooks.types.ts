@@ -3,6 +3,8 @@ import { EVENT_TYPES } from '../events/events.js';
 
 /** Subscribing to this receives every type, including types added later. */
 export const ALL_EVENTS = '*';
+/** Sent by POST /v1/webhooks/{id}/test to that endpoint only; no subscription covers it. */
+export const TEST_EVENT_TYPE = 'webhook.test';
 export const SUBSCRIBABLE_EVENTS = [ALL_EVENTS, ...EVENT_TYPES] as const;
 
 /**
