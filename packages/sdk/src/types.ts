@@ -35,10 +35,10 @@ type Body<K extends OperationKey> = Operations[K]['body'];
 // Products
 export type ProductListParams = Query<'GET /v1/products'>;
 export type ProductCreateParams = Body<'POST /v1/products'>;
-/** The sources that are quoted first; `model_url` imports at once and `resume_token` commits. */
-export type ProductQuoteParams = Omit<ProductCreateParams, 'resume_token' | 'model_url'>;
+/** The sources that are quoted first; `model_url` and `model_path` import at once and `resume_token` commits. */
+export type ProductQuoteParams = Omit<ProductCreateParams, 'resume_token' | 'model_url' | 'model_path'>;
 /** A commit may repeat the quoted fields; a field that differs from the quote is refused (400 quote_changed). */
-export type ProductCommitParams = Omit<ProductCreateParams, 'resume_token' | 'image_urls' | 'video_url' | 'source_url' | 'model_url' | 'image_paths'>;
+export type ProductCommitParams = Omit<ProductCreateParams, 'resume_token' | 'image_urls' | 'video_url' | 'source_url' | 'model_url' | 'image_paths' | 'model_path'>;
 export type ProductUpdateParams = Body<'PATCH /v1/products/{id}'>;
 export type ProductDeleted = Success<'DELETE /v1/products/{id}'>;
 export type ProductsDeleted = Success<'DELETE /v1/products'>;

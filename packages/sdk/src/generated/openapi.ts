@@ -39,6 +39,41 @@ export interface CreatedApiKey {
   key: string;
 }
 
+export interface CreditLedgerEntry {
+  id: string;
+  delta: number;
+  balance_after: number;
+  reason: string;
+  ref: string | null;
+  created_at: string;
+}
+
+/** What <service-model> needs to show a published product: its model, USDZ, poster and viewer settings. */
+export interface EmbedProduct {
+  id: string;
+  title: string | null;
+  model_url: string;
+  usdz_url: string | null;
+  poster_url: string | null;
+  /** metres */
+  dimensions: {
+    width: number;
+    height: number;
+    depth: number;
+  } | null;
+  /** model-viewer settings saved with PATCH /v1/products/{id}/model, defaults filled in. */
+  viewer: EmbedViewer;
+}
+
+/** model-viewer settings saved with PATCH /v1/products/{id}/model, defaults filled in. */
+export interface EmbedViewer {
+  exposure: number;
+  shadow_intensity: number;
+  camera_orbit: string | null;
+  environment: string;
+  auto_rotate: boolean;
+}
+
 /** Every non-2xx answer has this shape. */
 export interface ErrorEnvelope {
   error: {
@@ -75,6 +110,20 @@ export interface Health {
       error?: string;
     };
   };
+  capabilities: {
+    ffmpeg: {
+      available: boolean;
+      version: string | null;
+    };
+    chromium: {
+      available: boolean;
+      version: string | null;
+    };
+    colmap: {
+      available: boolean;
+      version: string | null;
+    };
+  };
 }
 
 export interface Image {
@@ -108,6 +157,13 @@ export interface ImageSettings {
   padding?: number;
   /** default png when transparent, else jpeg */
   format?: "jpeg" | "png" | "webp";
+}
+
+export interface Member {
+  user_id: string;
+  email: string;
+  role: "owner" | "admin" | "member";
+  created_at: string;
 }
 
 export interface Model {
@@ -211,8 +267,11 @@ export interface Quote {
 
 export interface Upload {
   object: "upload";
-  /** Pass in image_paths when creating a product. */
+  /** Pass in image_paths (an image) or model_path (a GLB model) when creating a product. */
   path: string;
+  kind: "image" | "model";
+  /** The stored file, readable only with a key or session of this organization. */
+  url: string;
   bytes: number;
   content_type: string;
   sha256: string;
@@ -254,6 +313,8 @@ export interface ViewerSettings {
   camera_orbit?: string;
   /** named lighting environment, e.g. "neutral" */
   environment?: string;
+  /** turn the model slowly until the shopper touches it */
+  auto_rotate?: boolean;
 }
 
 export interface WebhookAttempt {
@@ -372,6 +433,165 @@ export interface Operations {
     body: never;
     responses: {
       204: void;
+    };
+  };
+  /** The signed-in user and their organizations */
+  "GET /dashboard/api/me": {
+    path: never;
+    query: never;
+    body: never;
+    responses: {
+      200: {
+        object: "me";
+        user: {
+          id: string;
+          email: string;
+        };
+        organizations: Array<{
+          id: string;
+          name: string;
+          role: "owner" | "admin" | "member";
+          plan: string;
+          credit_balance: number;
+        }>;
+      };
+    };
+  };
+  /** Credit balance and ledger */
+  "GET /dashboard/api/organizations/{org_id}/credits": {
+    path: {
+      org_id: string;
+    };
+    query: {
+      /** @default 20 */
+      limit?: number;
+      /** @default 0 */
+      offset?: number;
+    };
+    body: never;
+    responses: {
+      200: {
+        object: "credits";
+        balance: number;
+        plan: string;
+        ledger: {
+          object: "list";
+          data: Array<CreditLedgerEntry>;
+          total: number;
+          limit: number;
+          offset: number;
+        };
+      };
+    };
+  };
+  /** Members of an organization */
+  "GET /dashboard/api/organizations/{org_id}/members": {
+    path: {
+      org_id: string;
+    };
+    query: {
+      /** @default 20 */
+      limit?: number;
+      /** @default 0 */
+      offset?: number;
+    };
+    body: never;
+    responses: {
+      200: {
+        object: "list";
+        data: Array<Member>;
+        total: number;
+        limit: number;
+        offset: number;
+      };
+    };
+  };
+  /** Add a member (owners and admins) */
+  "POST /dashboard/api/organizations/{org_id}/members": {
+    path: {
+      org_id: string;
+    };
+    query: never;
+    body: {
+      /** Format: email. */
+      email: string;
+      role: "owner" | "admin" | "member";
+      /** Sets the password of a new user only. */
+      password?: string;
+    };
+    responses: {
+      201: {
+        user_id: string;
+        email: string;
+        role: "owner" | "admin" | "member";
+      };
+    };
+  };
+  /** Change a member's role (owners and admins) */
+  "PATCH /dashboard/api/organizations/{org_id}/members/{user_id}": {
+    path: {
+      org_id: string;
+      user_id: string;
+    };
+    query: never;
+    body: {
+      role: "owner" | "admin" | "member";
+    };
+    responses: {
+      200: {
+        user_id: string;
+        role: "owner" | "admin" | "member";
+      };
+    };
+  };
+  /** Remove a member (owners and admins) */
+  "DELETE /dashboard/api/organizations/{org_id}/members/{user_id}": {
+    path: {
+      org_id: string;
+      user_id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      204: void;
+    };
+  };
+  /**
+   * Preview an image finished with unsaved settings
+   *
+   * The finished image (cut out, on the background, with its shadow and padding) at preview size; JPEG, or PNG when transparent.
+   */
+  "GET /dashboard/api/products/{product_id}/images/{image_id}/preview": {
+    path: {
+      product_id: string;
+      image_id: string;
+    };
+    query: {
+      /** @default "#ffffff" */
+      background?: string;
+      /** @default "soft" */
+      shadow?: "none" | "soft" | "hard" | "contact";
+      /** @default 0.08 */
+      padding?: number;
+    };
+    body: never;
+    responses: {
+      200: unknown;
+    };
+  };
+  /**
+   * Retrieve a product for the embed
+   *
+   * For `<service-model>`, with a publishable key from an allowed origin. A secret key is refused with 401: it must never be put in a page. Answers carry a strong ETag (send If-None-Match for a 304) and may be cached publicly for a minute.
+   */
+  "GET /embed/products/{id}": {
+    path: {
+      id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: EmbedProduct;
     };
   };
   /** List API keys */
@@ -540,6 +760,8 @@ export interface Operations {
       /** Format: uri. */
       model_url?: string;
       image_paths?: Array<string>;
+      /** A GLB model uploaded with POST /v1/uploads; imported like model_url. */
+      model_path?: string;
       resume_token?: string;
       title?: string;
       custom_id?: string;
@@ -846,7 +1068,11 @@ export interface Operations {
       200: Project;
     };
   };
-  /** Upload an image (beyond the spec) */
+  /**
+   * Upload an image or a GLB model
+   *
+   * A raw body (Content-Type one of image/jpeg, image/png, image/webp, image/gif, image/avif, model/gltf-binary) or multipart/form-data with one file. The file is checked by decoding it; it counts against the organization's upload quota, is private to the organization, and is deleted after 24 hours unless a product uses it.
+   */
   "POST /v1/uploads": {
     path: never;
     query: {
@@ -1046,6 +1272,23 @@ export interface Operations {
     body: never;
     responses: {
       200: WebhookEndpointRotatedSecret;
+    };
+  };
+  /**
+   * Send a test event
+   *
+   * Delivers a signed `webhook.test` event (data.object: {object: "webhook_test", endpoint_id, message}) to this endpoint only. Answers 202 with the delivery, pending; it shows in the deliveries list. 409 (details.reason endpoint_disabled) while the endpoint is disabled.
+   */
+  "POST /v1/webhooks/{id}/test": {
+    path: {
+      id: string;
+    };
+    query: {
+      org_id?: string;
+    };
+    body: never;
+    responses: {
+      202: WebhookDelivery;
     };
   };
 }

@@ -61,7 +61,7 @@ export class Products extends Resource {
   }
 
   /**
-   * The raw create: a fresh source answers a Quote (nothing is written), a `model_url` import or a
+   * The raw create: a fresh source answers a Quote (nothing is written), a `model_url` or `model_path` import or a
    * `resume_token` answers the Product. Narrow on `result.object`; or use quote() and commit().
    */
   create(params: ProductCreateParams, options?: RequestOptions): Promise<Quote | Product> {

@@ -3,14 +3,16 @@ import type { Upload, UploadParams } from '../types.js';
 import { Resource } from './resource.js';
 
 export interface UploadCreateParams extends UploadParams {
-  /** The image's type, e.g. `image/jpeg`. Default: the Blob's own type, else `application/octet-stream`. */
+  /** The file's type, e.g. `image/jpeg` or `model/gltf-binary`. Default: the Blob's own type, else `application/octet-stream`. */
   contentType?: string;
 }
 
 export class Uploads extends Resource {
   /**
-   * Stores an image (JPEG, PNG, WebP, AVIF or GIF; the API reads the type from the bytes) and
-   * answers its `path`, to pass in `image_paths` when creating a product.
+   * Stores an image (JPEG, PNG, WebP, AVIF or GIF) or a GLB model; the API checks the file by decoding
+   * it. Answers its `path`, to pass in `image_paths` (images) or `model_path` (a model) when creating a
+   * product. Uploads are private to the organization and count against its upload quota; one that no
+   * product uses is deleted after 24 hours.
    */
   create(file: UploadData, params: UploadCreateParams = {}, options?: RequestOptions): Promise<Upload> {
     const { contentType, ...query } = params;
