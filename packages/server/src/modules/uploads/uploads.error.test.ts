@@ -92,6 +92,29 @@ describe('upload limits', () => {
     await nothingStored(small);
   });
 
+  it('over real HTTP, a client streaming an oversized body gets its 413 envelope (not a reset), then the connection closes', async () => {
+    const address = await small.app.listen({ port: 0, host: '127.0.0.1' });
+    const big = fakePng(1024 * 1024);
+    const chunks = [big.subarray(0, 300_000), big.subarray(300_000, 700_000), big.subarray(700_000)];
+    const body = new ReadableStream({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next) controller.enqueue(new Uint8Array(next));
+        else controller.close();
+      },
+    });
+    const res = await fetch(`${address}/v1/uploads`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${small.org.secret_key}`, 'content-type': 'image/png' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(res.headers.get('connection')).toBe('close');
+    expect((await res.json()).error.code).toBe('payload_too_large');
+    await nothingStored(small);
+  });
+
   it('a multipart file over the limit is 413', async () => {
     const form = multipartBody(fakePng(100 * 1024), 'big.png', 'image/png');
     expectEnvelope(await small.app.inject({ method: 'POST', url: '/v1/uploads', headers: { ...bearer(small.org.secret_key), ...form.headers }, payload: form.payload }), 413, 'payload_too_large');
