@@ -1,0 +1,282 @@
+/**
+ * Shared post-processing of a segmenter's probability map: clean the shape at working resolution,
+ * judge whether it is a product at all, then bring it to full resolution with edges that follow the
+ * photo's own edges (a guided filter) instead of the staircase of a scaled-up small mask.
+ */
+import type { CutoutInfo, CutoutMethod, Probability, RgbImage } from './segment-types.js';
+
+/** Connected components of `inside`, 8-connected when `eight`, else 4-connected. */
+export function labelComponents(
+  width: number,
+  height: number,
+  inside: (i: number) => boolean,
+  eight: boolean,
+): { labels: Int32Array; areas: number[]; touchesEdge: boolean[] } {
+  const labels = new Int32Array(width * height).fill(-1);
+  const areas: number[] = [];
+  const touchesEdge: boolean[] = [];
+  const stack = new Int32Array(width * height);
+  for (let start = 0; start < labels.length; start++) {
+    if (labels[start] !== -1 || !inside(start)) continue;
+    const label = areas.length;
+    let area = 0;
+    let edge = false;
+    let top = 0;
+    stack[top++] = start;
+    labels[start] = label;
+    while (top > 0) {
+      const i = stack[--top];
+      area++;
+      const x = i % width;
+      const y = (i - x) / width;
+      if (x === 0 || y === 0 || x === width - 1 || y === height - 1) edge = true;
+      for (let dy = -1; dy <= 1; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= height) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          if ((dx === 0 && dy === 0) || (!eight && dx !== 0 && dy !== 0)) continue;
+          const xx = x + dx;
+          if (xx < 0 || xx >= width) continue;
+          const j = yy * width + xx;
+          if (labels[j] === -1 && inside(j)) {
+            labels[j] = label;
+            stack[top++] = j;
+          }
+        }
+      }
+    }
+    areas.push(area);
+    touchesEdge.push(edge);
+  }
+  return { labels, areas, touchesEdge };
+}
+
+/**
+ * Removes specks (parts much smaller than the largest one) and fills small holes, in place. Large
+ * enclosed background (the inside of a mug handle) is left see-through when the segmenter says so.
+ */
+export function cleanProbability(prob: Float32Array, width: number, height: number): void {
+  const n = width * height;
+  const parts = labelComponents(width, height, (i) => prob[i] >= 0.5, true);
+  const largest = parts.areas.reduce((a, b) => Math.max(a, b), 0);
+  const minPart = Math.max(largest * 0.03, n * 0.0005);
+  for (let i = 0; i < n; i++) {
+    const l = parts.labels[i];
+    if (l >= 0 && parts.areas[l] < minPart) prob[i] = Math.min(prob[i], 0.2);
+  }
+  const gaps = labelComponents(width, height, (i) => prob[i] < 0.5, false);
+  const sums = new Float64Array(gaps.areas.length);
+  for (let i = 0; i < n; i++) if (gaps.labels[i] >= 0) sums[gaps.labels[i]] += prob[i];
+  // A tiny enclosed gap is a hole; a larger one only when the segmenter half-believes it is product.
+  const fill = gaps.areas.map(
+    (area, l) => !gaps.touchesEdge[l] && (area <= n * 0.002 || (area <= n * 0.03 && sums[l] / area > 0.2)),
+  );
+  for (let i = 0; i < n; i++) {
+    const l = gaps.labels[i];
+    if (l >= 0 && fill[l]) prob[i] = Math.max(prob[i], 0.8);
+  }
+  // Contrast: a faint haze of probability over the backdrop must not become a ghost in the finished
+  // image, while the rim keeps its gradient for the anti-aliasing.
+  for (let i = 0; i < n; i++) {
+    const t = Math.min(1, Math.max(0, (prob[i] - 0.3) / 0.4));
+    prob[i] = t * t * (3 - 2 * t);
+  }
+}
+
+/** Borders of the frame on which the mask covers more than a sliver. */
+export function bordersTouched(prob: Float32Array, width: number, height: number): number {
+  const share = (count: number, length: number) => count / length > 0.05;
+  let top = 0;
+  let bottom = 0;
+  let left = 0;
+  let right = 0;
+  for (let x = 0; x < width; x++) {
+    if (prob[x] >= 0.5) top++;
+    if (prob[(height - 1) * width + x] >= 0.5) bottom++;
+  }
+  for (let y = 0; y < height; y++) {
+    if (prob[y * width] >= 0.5) left++;
+    if (prob[y * width + width - 1] >= 0.5) right++;
+  }
+  return [share(top, width), share(bottom, width), share(left, height), share(right, height)].filter(Boolean).length;
+}
+
+const MIN_COVERAGE = 0.003;
+const MAX_COVERAGE = 0.95;
+const OK_CONFIDENCE = 0.6;
+
+/**
+ * Status of a cleaned probability map. Confidence combines the segmenter's trust with how decisive
+ * the map is around the product (a mask that hovers near 0.5 is a guess).
+ */
+export function judge(p: Probability, method: CutoutMethod): CutoutInfo {
+  const { prob, width, height } = p;
+  const n = width * height;
+  let fg = 0;
+  let x0 = width;
+  let y0 = height;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (prob[y * width + x] < 0.5) continue;
+      fg++;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  }
+  const coverage = fg / n;
+  let decisiveness = 0;
+  if (fg > 0) {
+    // Around the product only: a vast, certain background would otherwise hide an unsure product.
+    const mx = Math.round((x1 - x0 + 1) * 0.1);
+    const my = Math.round((y1 - y0 + 1) * 0.1);
+    let sum = 0;
+    let count = 0;
+    for (let y = Math.max(0, y0 - my); y <= Math.min(height - 1, y1 + my); y++) {
+      for (let x = Math.max(0, x0 - mx); x <= Math.min(width - 1, x1 + mx); x++) {
+        sum += Math.abs(2 * prob[y * width + x] - 1);
+        count++;
+      }
+    }
+    decisiveness = sum / count;
+  }
+  const confidence = round3(Math.max(0, Math.min(1, p.trust * decisiveness)));
+  const nothing =
+    p.nothing || coverage < MIN_COVERAGE || coverage > MAX_COVERAGE || bordersTouched(prob, width, height) >= 3;
+  const status = nothing ? 'none' : confidence < OK_CONFIDENCE ? 'uncertain' : 'ok';
+  return { status, method, coverage: round3(coverage), confidence: nothing ? Math.min(confidence, 0.2) : confidence };
+}
+
+function round3(v: number): number {
+  return Math.round(v * 1000) / 1000;
+}
+
+/** Bilinear resampling of a single float channel (pixel centres aligned). */
+export function resampleBilinear(src: Float32Array, sw: number, sh: number, dw: number, dh: number): Float32Array {
+  const out = new Float32Array(dw * dh);
+  const { i0: xi, i1: xj, f: xf } = axis(sw, dw);
+  const { i0: yi, i1: yj, f: yf } = axis(sh, dh);
+  for (let y = 0; y < dh; y++) {
+    const r0 = yi[y] * sw;
+    const r1 = yj[y] * sw;
+    const fy = yf[y];
+    for (let x = 0; x < dw; x++) {
+      const a = src[r0 + xi[x]] + (src[r0 + xj[x]] - src[r0 + xi[x]]) * xf[x];
+      const b = src[r1 + xi[x]] + (src[r1 + xj[x]] - src[r1 + xi[x]]) * xf[x];
+      out[y * dw + x] = a + (b - a) * fy;
+    }
+  }
+  return out;
+}
+
+function axis(sn: number, dn: number): { i0: Int32Array; i1: Int32Array; f: Float32Array } {
+  const i0 = new Int32Array(dn);
+  const i1 = new Int32Array(dn);
+  const f = new Float32Array(dn);
+  const scale = sn / dn;
+  for (let d = 0; d < dn; d++) {
+    const s = Math.min(sn - 1, Math.max(0, (d + 0.5) * scale - 0.5));
+    i0[d] = Math.floor(s);
+    i1[d] = Math.min(sn - 1, i0[d] + 1);
+    f[d] = s - i0[d];
+  }
+  return { i0, i1, f };
+}
+
+export function luma(image: RgbImage): Float32Array {
+  const n = image.width * image.height;
+  const out = new Float32Array(n);
+  const d = image.data;
+  for (let i = 0; i < n; i++) out[i] = (0.299 * d[i * 3] + 0.587 * d[i * 3 + 1] + 0.114 * d[i * 3 + 2]) / 255;
+  return out;
+}
+
+/** Mean over a (2r+1)² window, clamped at the borders, via a summed-area table. */
+function boxMean(src: Float32Array, width: number, height: number, r: number): Float32Array {
+  const w1 = width + 1;
+  const sat = new Float64Array(w1 * (height + 1));
+  for (let y = 0; y < height; y++) {
+    let row = 0;
+    for (let x = 0; x < width; x++) {
+      row += src[y * width + x];
+      sat[(y + 1) * w1 + x + 1] = sat[y * w1 + x + 1] + row;
+    }
+  }
+  const out = new Float32Array(width * height);
+  for (let y = 0; y < height; y++) {
+    const ya = Math.max(0, y - r);
+    const yb = Math.min(height, y + r + 1);
+    for (let x = 0; x < width; x++) {
+      const xa = Math.max(0, x - r);
+      const xb = Math.min(width, x + r + 1);
+      const s = sat[yb * w1 + xb] - sat[ya * w1 + xb] - sat[yb * w1 + xa] + sat[ya * w1 + xa];
+      out[y * width + x] = s / ((yb - ya) * (xb - xa));
+    }
+  }
+  return out;
+}
+
+/**
+ * Full-resolution soft alpha from the working-resolution probability: the fast guided filter (the
+ * linear coefficients are fitted at working resolution, upsampled, then applied to the full-resolution
+ * luma), so the rim follows the photo's real edge with sub-pixel anti-aliasing. Far from the rim the
+ * plain upsampled probability is kept, so texture inside the product cannot punch holes into it.
+ */
+export function upsampleAlpha(p: Probability, full: RgbImage): Uint8Array {
+  const { prob, width: w, height: h } = p;
+  const W = full.width;
+  const H = full.height;
+  const I = luma(p.guide);
+  const r = 2;
+  const eps = 1e-3;
+  const meanI = boxMean(I, w, h, r);
+  const meanP = boxMean(prob, w, h, r);
+  const ip = new Float32Array(w * h);
+  const ii = new Float32Array(w * h);
+  for (let i = 0; i < ip.length; i++) {
+    ip[i] = I[i] * prob[i];
+    ii[i] = I[i] * I[i];
+  }
+  const corrIP = boxMean(ip, w, h, r);
+  const corrII = boxMean(ii, w, h, r);
+  const a = new Float32Array(w * h);
+  const b = new Float32Array(w * h);
+  for (let i = 0; i < a.length; i++) {
+    const varI = corrII[i] - meanI[i] * meanI[i];
+    a[i] = (corrIP[i] - meanI[i] * meanP[i]) / (varI + eps);
+    b[i] = meanP[i] - a[i] * meanI[i];
+  }
+  const meanA = boxMean(a, w, h, r);
+  const meanB = boxMean(b, w, h, r);
+
+  const alpha = new Uint8Array(W * H);
+  const { i0: xi, i1: xj, f: xf } = axis(w, W);
+  const { i0: yi, i1: yj, f: yf } = axis(h, H);
+  const d = full.data;
+  const lerp2 = (m: Float32Array, r0: number, r1: number, x: number, fy: number) => {
+    const top = m[r0 + xi[x]] + (m[r0 + xj[x]] - m[r0 + xi[x]]) * xf[x];
+    const bot = m[r1 + xi[x]] + (m[r1 + xj[x]] - m[r1 + xi[x]]) * xf[x];
+    return top + (bot - top) * fy;
+  };
+  for (let y = 0; y < H; y++) {
+    const r0 = yi[y] * w;
+    const r1 = yj[y] * w;
+    const fy = yf[y];
+    for (let x = 0; x < W; x++) {
+      const o = y * W + x;
+      const pv = lerp2(prob, r0, r1, x, fy);
+      let v: number;
+      if (pv <= 0.02 || pv >= 0.98) {
+        v = pv;
+      } else {
+        const l = (0.299 * d[o * 3] + 0.587 * d[o * 3 + 1] + 0.114 * d[o * 3 + 2]) / 255;
+        v = lerp2(meanA, r0, r1, x, fy) * l + lerp2(meanB, r0, r1, x, fy);
+      }
+      alpha[o] = v <= 0 ? 0 : v >= 1 ? 255 : Math.round(v * 255);
+    }
+  }
+  return alpha;
+}
