@@ -10,7 +10,9 @@ import type { Deps } from './deps.js';
 import { registerAuth } from './http/auth.js';
 import { registerCors } from './http/cors.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerFrameworkErrorRoutes, rewriteUrl } from './http/framework-errors.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerWellFormedBodies } from './http/well-formed.js';
 import { registerSameOriginGuard } from './http/same-origin.js';
 import { Authenticator } from './modules/auth/auth.service.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
@@ -79,6 +81,9 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     genReqId: requestIds(),
     trustProxy: false,
     ajv: { customOptions: { coerceTypes: 'array' } },
+    clientErrorHandler,
+    frameworkErrors,
+    rewriteUrl,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validators());
 
@@ -88,6 +93,8 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     done();
   });
   registerErrorHandling(app);
+  registerFrameworkErrorRoutes(app);
+  registerWellFormedBodies(app);
 
   // Cookies are parsed only where a session can be used (see http/auth.ts), not on every request.
   await app.register(cookie, { hook: false });

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, envelope, type ErrorDetails } from './errors.js';
 import { replayAfterError } from './idempotency.js';
@@ -80,7 +81,7 @@ export function registerErrorHandling(app: FastifyInstance) {
           limit_bytes: request.routeOptions.bodyLimit ?? null,
         });
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendError(reply, 415, 'unsupported_media_type', `Content-Type ${request.headers['content-type'] ?? ''} is not accepted here.`, null);
+        return sendError(reply, 415, 'unsupported_media_type', 'This Content-Type is not accepted here.', null);
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return sendError(reply, 400, 'invalid_request', 'Content-Length does not match the body.', null);
     }
@@ -89,13 +90,16 @@ export function registerErrorHandling(app: FastifyInstance) {
     }
     const status = fe.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      return sendError(reply, status, status === 404 ? 'not_found' : 'invalid_request', fe.message, null);
+      // The framework's own message may quote the input; the status says what went wrong.
+      const message = status === 404 ? 'Not found.' : `The request was refused (${STATUS_CODES[status] ?? status}).`;
+      return sendError(reply, status, status === 404 ? 'not_found' : 'invalid_request', message, null);
     }
     request.log.error({ err }, 'unhandled error');
     return sendError(reply, 500, 'internal_error', 'The API failed to handle the request.', null);
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendError(reply, 404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`, null),
+    // Never quote the path back: it is whatever the caller sent.
+    sendError(reply, 404, 'not_found', 'No route matches this method and path.', null),
   );
 }

@@ -2,10 +2,12 @@ import { Type, type TSchema } from '@sinclair/typebox';
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
+/** Deeper than any real list; above it nothing reaches the database (a 64-bit offset would be a 500). */
+export const MAX_OFFSET = 10_000_000;
 
 export const PageQuery = {
   limit: Type.Integer({ minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  offset: Type.Integer({ minimum: 0, maximum: MAX_OFFSET, default: 0 }),
 };
 
 export interface Page<T> {

@@ -70,7 +70,7 @@ export const dashboardWebRoutes = (dir: string = DASHBOARD_DIR): FastifyPluginAs
 
   app.get('/*', opts, async (request, reply) => {
     const path = request.url.split('?')[0];
-    if (API_PREFIXES.test(path)) throw new AppError('not_found', `No route ${request.method} ${path}.`);
+    if (API_PREFIXES.test(path)) throw new AppError('not_found', 'No route matches this method and path.');
     const ext = extname(path);
     if (ext) {
       const rel = normalize(decodeURIComponent(path)).replace(/^([/\\])+/, '');

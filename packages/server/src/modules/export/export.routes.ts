@@ -67,7 +67,7 @@ export const exportRoutes =
           summary: 'Download a queued export (the signed link from the mail)',
           security: [],
           params: Type.Object({ id: Type.String({ maxLength: 100 }) }),
-          querystring: Type.Object({ expires: Type.Integer(), signature: Type.String({ maxLength: 200 }) }, { additionalProperties: false }),
+          querystring: Type.Object({ expires: Type.Integer({ minimum: 0, maximum: 2 ** 40, description: 'Unix seconds.' }), signature: Type.String({ maxLength: 200 }) }, { additionalProperties: false }),
           response: { 200: ZipResponse, ...ErrorResponses },
         },
       },
