@@ -1,5 +1,5 @@
 import SqliteDatabase from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
@@ -39,15 +39,27 @@ export function openDatabase(url: string): Database {
 }
 
 function openSqlite(file: string): Database {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') ownerOnlyFile(file);
   const raw = new SqliteDatabase(file);
   raw.pragma('journal_mode = WAL');
+  // SQLite gives -wal and -shm the database file's mode; an older install's may have been made before.
+  for (const extra of ['-wal', '-shm']) if (existsSync(file + extra)) chmodSync(file + extra, 0o600);
   // FULL: an acknowledged commit survives power loss, not only a process crash.
   raw.pragma('synchronous = FULL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   return finish(db, 'sqlite', file);
+}
+
+/**
+ * The database holds key hashes, sessions and every tenant's records: created 0600 in a 0700
+ * directory before SQLite opens it (SQLite would use 0644), and tightened if an older start made it wider.
+ */
+function ownerOnlyFile(file: string) {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
 }
 
 /**

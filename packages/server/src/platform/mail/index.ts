@@ -33,10 +33,11 @@ function outboxMailer(dir: string): Mailer {
     kind: 'outbox',
     async send(m: MailMessage) {
       const info = await builder.sendMail({ from: FROM, to: m.to, subject: m.subject, text: m.text, html: m.html });
-      await mkdir(dir, { recursive: true });
+      // Messages carry download links and addresses: the owner's only.
+      await mkdir(dir, { recursive: true, mode: 0o700 });
       const name = `${newId('job').slice(4)}.eml`;
       // Written then renamed, so a reader of the outbox never sees half a message.
-      await writeFile(join(dir, `.${name}.tmp`), info.message as Buffer);
+      await writeFile(join(dir, `.${name}.tmp`), info.message as Buffer, { mode: 0o600 });
       await rename(join(dir, `.${name}.tmp`), join(dir, name));
     },
     async close() {},
