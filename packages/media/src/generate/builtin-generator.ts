@@ -20,6 +20,8 @@ import { directionSpreadDeg, prepareViews, type PreparedView } from './prepared-
 import { buildReliefCard } from './relief-card.js';
 import { calibrateTurntable, hullBounds } from './turntable-camera.js';
 import { carveVisualHull } from './visual-hull.js';
+import { recoverCamerasWithColmap } from '../poses/colmap-runner.js';
+import { generatePosedHull } from './posed-generator.js';
 
 // The built-in generator needs no GPU and no service: silhouette carving (visual hull)
 // for turntable photo sets, and a relief card when there are too few angles to carve.
@@ -45,15 +47,69 @@ export function createBuiltinGenerator(): Generator {
         throw new MediaError('no_usable_views', 'None of the views shows the product: every mask is empty or unreadable');
       }
       checkAborted(signal);
-      if (usable.length < MIN_HULL_VIEWS || directionSpreadDeg(usable) < MIN_DIRECTION_SPREAD_DEG) {
-        await progress(30, 'building_card');
-        const card = await buildReliefCard(usable[0], backView(usable), resolved);
-        await progress(100, 'done');
-        return card;
-      }
-      return generateHull(usable, resolved, progress);
+      if (hints.capture === 'auto' || hints.capture === 'walkaround') return generateFromRecoveredCameras(views, usable, hints, resolved, progress, signal);
+      const result = await generateTurntable(usable, resolved, progress);
+      return {
+        ...result,
+        quality: {
+          method: result.method === 'relief_card' ? 'relief_card' : 'turntable_hull',
+          pose_source: resolved.azimuthsDeg || views.some((v) => v.azimuthDeg !== undefined) ? 'given' : 'assumed',
+          views_used: usable.length,
+          views_total: views.length,
+          // Orthographic turntable views are not checked against the photos; only posed models are.
+          silhouette_iou: null,
+          largest_piece: null,
+          scale_source: resolved.heightMetres ? 'given' : 'assumed',
+        },
+      };
     },
   };
+}
+
+/** The turntable assumption: equal steps (or the given angles) at one elevation; a relief card when too few. */
+async function generateTurntable(
+  usable: PreparedView[],
+  resolved: ResolvedHints,
+  progress: (percent: number, step: string) => Promise<void>,
+): Promise<GenerateResult> {
+  if (usable.length < MIN_HULL_VIEWS || directionSpreadDeg(usable) < MIN_DIRECTION_SPREAD_DEG) {
+    await progress(30, 'building_card');
+    const card = await buildReliefCard(usable[0], backView(usable), resolved);
+    await progress(100, 'done');
+    return card;
+  }
+  return generateHull(usable, resolved, progress);
+}
+
+/**
+ * Cameras recovered from the photos themselves (COLMAP), then posed carving and its gate. Photos whose
+ * cut-out is unusable are not offered to COLMAP (they count as not registered).
+ */
+async function generateFromRecoveredCameras(
+  views: GeneratorView[],
+  usable: PreparedView[],
+  hints: GenerateHints,
+  resolved: ResolvedHints,
+  progress: (percent: number, step: string) => Promise<void>,
+  signal: AbortSignal | undefined,
+): Promise<GenerateResult> {
+  await progress(2, 'finding_cameras');
+  const kept = new Set(usable.map((v) => v.index));
+  const stepShare = { features: 10, matching: 25, mapping: 30 } as const;
+  const recovery = await recoverCamerasWithColmap(
+    { images: views.map((v) => v.image), skip: new Set(views.map((_, i) => i).filter((i) => !kept.has(i))) },
+    {
+      colmapPath: hints.colmapPath,
+      matcher: hints.sequence ? 'sequential' : 'exhaustive',
+      timeoutMs: hints.colmapTimeoutMs,
+      signal,
+      onStep: (step) => progress(stepShare[step], 'finding_cameras'),
+    },
+  );
+  const dimensions = hints.dimensions ?? (resolved.heightMetres ? { height: resolved.heightMetres } : null);
+  return generatePosedHull(usable, recovery, { triangleBudget: resolved.triangleBudget, textureSize: resolved.textureSize, dimensions }, (percent, step) =>
+    progress(30 + percent * 0.7, step),
+  );
 }
 
 /** The view that looks at the first one's back (within 45° of opposite), if any. */

@@ -2,6 +2,7 @@
 // product photos with their masks and get back a self-contained GLB (Y up, metres,
 // centred on the vertical axis with its base on y = 0 so AR placement sits on the floor).
 import { MediaError } from '../errors.js';
+import type { ModelQuality } from './model-quality.js';
 
 export interface GeneratorView {
   /** Encoded image (JPEG, PNG or WebP): the product photo. */
@@ -24,6 +25,19 @@ export interface GenerateHints {
   triangleBudget?: number;
   /** Longest side of the texture atlas, 64–4096; default DEFAULT_TEXTURE_SIZE. */
   textureSize?: number;
+  /**
+   * How the photos were taken. `auto` and `walkaround` recover the cameras by structure from motion and
+   * carve with them; `turntable` (the default here) assumes the turntable angles above.
+   */
+  capture?: 'auto' | 'turntable' | 'walkaround';
+  /** Real size in metres (height wins, then width, then depth); heightMetres is the turntable's form of it. */
+  dimensions?: { height?: number; width?: number; depth?: number };
+  /** The photos are consecutive video frames: match each with its neighbours only. */
+  sequence?: boolean;
+  /** COLMAP executable for recovered cameras; default `colmap` on PATH. */
+  colmapPath?: string;
+  /** Bound on camera recovery; default COLMAP_DEFAULTS.timeoutMs. */
+  colmapTimeoutMs?: number;
 }
 
 export interface GenerateResult {
@@ -32,6 +46,8 @@ export interface GenerateResult {
   dimensions: { width: number; height: number; depth: number };
   triangles: number;
   method: 'visual_hull' | 'relief_card' | 'external';
+  /** How it was made and how well it agrees with the photos; absent only for hosted generators. */
+  quality?: ModelQuality;
 }
 
 export type ProgressFn = (percent: number, step: string) => void | Promise<void>;

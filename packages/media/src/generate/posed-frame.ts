@@ -11,8 +11,12 @@ export interface ModelFrame {
   cameras: PosedCamera[];
   /** Radius (model units) of a sphere round the origin that surely holds the product. */
   radius: number;
+  /** The sparse points re-expressed in the model frame, when there were any. */
+  points: Float32Array | null;
   /** How "up" was decided, for the record. */
-  upFrom: 'camera_ring' | 'image_up';
+  upFrom: 'camera_ring' | 'image_up' | 'floor';
+  /** Model → cameras' frame for directions (the rows of M, as columns): for re-levelling. */
+  axes: number[];
 }
 
 /** Least-squares point nearest to the rays (origin, unit direction). */
@@ -81,10 +85,11 @@ function findUp(cams: readonly PosedCamera[], centre: Vec3): { up: Vec3; from: M
  * The model frame for carving: origin where the views' central rays meet, y up, x along the first camera's
  * right (projected level), one unit = the cameras' mean distance.
  */
-export function modelFrame(views: readonly PreparedView[], cams: readonly PosedCamera[]): ModelFrame {
+export function modelFrame(views: readonly PreparedView[], cams: readonly PosedCamera[], sparse?: Float32Array, upOverride?: Vec3): ModelFrame {
   const rays = views.map((v, k) => pixelRay(cams[k], (v.bbox.x0 + v.bbox.x1) / 2, (v.bbox.y0 + v.bbox.y1) / 2));
   const centre = nearestPointToRays(rays);
-  const { up, from } = findUp(cams, centre);
+  const found = upOverride ? { up: upOverride, from: 'floor' as const } : findUp(cams, centre);
+  const { up, from } = found;
   const firstRight: Vec3 = [cams[0].rotation[0], cams[0].rotation[1], cams[0].rotation[2]];
   let ex = normalize(cross(up, cross(firstRight, up)));
   if (!Number.isFinite(ex[0])) ex = normalize(cross(up, [up[1], up[2], up[0]]));
@@ -113,5 +118,73 @@ export function modelFrame(views: readonly PreparedView[], cams: readonly PosedC
     return (half / Math.min(cameras[k].fx, cameras[k].fy)) * depth;
   });
   radii.sort((a, b) => a - b);
-  return { cameras, radius: 1.25 * radii[Math.floor(radii.length / 2)], upFrom: from };
+  let points: Float32Array | null = null;
+  if (sparse) {
+    points = new Float32Array(sparse.length);
+    for (let i = 0; i < sparse.length; i += 3) {
+      const d = [sparse[i] - centre[0], sparse[i + 1] - centre[1], sparse[i + 2] - centre[2]];
+      for (let j = 0; j < 3; j++) points[i + j] = scale * (m[j * 3] * d[0] + m[j * 3 + 1] * d[1] + m[j * 3 + 2] * d[2]);
+    }
+  }
+  return { cameras, points, radius: 1.5 * radii[Math.floor(radii.length / 2)], upFrom: from, axes: m };
+}
+
+/** Direction in the model frame → the same direction in the cameras' frame (Mᵀ·v). */
+export function directionToCameraFrame(frame: ModelFrame, v: readonly number[]): Vec3 {
+  const m = frame.axes;
+  return normalize([
+    m[0] * v[0] + m[3] * v[1] + m[6] * v[2],
+    m[1] * v[0] + m[4] * v[1] + m[7] * v[2],
+    m[2] * v[0] + m[5] * v[1] + m[8] * v[2],
+  ]);
+}
+
+export interface Floor {
+  /** Unit normal in the model frame, pointing up. */
+  normal: Vec3;
+  /** Height of the plane along the normal: points p on it have normal·p = offset. */
+  offset: number;
+}
+
+/**
+ * The table the product stands on, from the sparse points: the level plane (within 25° of the current up)
+ * below the product that most points round its foot lie on. Sampled consensus: a few hundred random triples,
+ * the plane with most points within a hair of it wins. Null when no such plane stands out (a plain backdrop,
+ * a cloth with no texture), and then the cameras' up is kept.
+ */
+export function findFloor(points: Float32Array, inside: { min: number[]; max: number[] }): Floor | null {
+  const n = points.length / 3;
+  if (n < 30) return null;
+  const cx = (inside.min[0] + inside.max[0]) / 2;
+  const cz = (inside.min[2] + inside.max[2]) / 2;
+  const reach = Math.hypot(inside.max[0] - inside.min[0], inside.max[2] - inside.min[2]) / 2;
+  const height = inside.max[1] - inside.min[1];
+  const tolerance = height / 100;
+  let seed = 12345;
+  const rnd = () => (seed = (seed * 16807) % 2147483647) % n;
+  let best: Floor | null = null;
+  let bestCount = 0;
+  for (let trial = 0; trial < 400; trial++) {
+    const [a, b, c] = [rnd(), rnd(), rnd()];
+    const pa = [points[a * 3], points[a * 3 + 1], points[a * 3 + 2]];
+    const u = [points[b * 3] - pa[0], points[b * 3 + 1] - pa[1], points[b * 3 + 2] - pa[2]];
+    const v = [points[c * 3] - pa[0], points[c * 3 + 1] - pa[1], points[c * 3 + 2] - pa[2]];
+    let normal = normalize(cross(u, v));
+    if (!Number.isFinite(normal[0])) continue;
+    if (normal[1] < 0) normal = [-normal[0], -normal[1], -normal[2]];
+    if (normal[1] < Math.cos((25 * Math.PI) / 180)) continue;
+    const offset = dot(normal, pa);
+    // Below the product's middle: the table, not a shelf above it.
+    if (offset > (inside.min[1] + inside.max[1]) / 2 - height / 4) continue;
+    let count = 0;
+    for (let i = 0; i < n; i++) {
+      const p = [points[i * 3], points[i * 3 + 1], points[i * 3 + 2]];
+      if (Math.abs(dot(normal, p) - offset) < tolerance && Math.hypot(p[0] - cx, p[2] - cz) > reach) count++;
+    }
+    if (count > bestCount) {
+      bestCount = count;
+      best = { normal, offset };
+    }
+  }
+  return bestCount >= Math.max(30, 0.2 * n) ? best : null;
 }

@@ -8,8 +8,8 @@ import { marchingCubes, type TriangleMesh } from './marching-cubes.js';
 import { simplifyToBudget } from './mesh-simplify.js';
 import { round3, type ModelQuality } from './model-quality.js';
 import { carvePosedHull, fillSmallHoles, insideBox, posedSamplers } from './posed-carve.js';
-import { modelFrame } from './posed-frame.js';
-import { gateModel } from './posed-gate.js';
+import { directionToCameraFrame, findFloor, modelFrame } from './posed-frame.js';
+import { gateModel, silhouetteIoU } from './posed-gate.js';
 import type { PreparedView } from './prepared-view.js';
 
 // The built-in generator for captures with real cameras (recovered by structure from motion, or given):
@@ -33,9 +33,11 @@ export interface PosedOptions {
   textureSize: number;
   dimensions?: Dimensions | null;
   resolution?: number;
+  /** Photos placed by the cameras but kept out of carving, to measure the model on views it never saw. */
+  heldOut?: ReadonlySet<number>;
 }
 
-export type PosedResult = GenerateResult & { quality: ModelQuality };
+export type PosedResult = GenerateResult & { quality: ModelQuality; heldOutIous: number[] };
 
 type Progress = (percent: number, step: string) => Promise<void>;
 
@@ -115,20 +117,40 @@ export async function generatePosedHull(
 ): Promise<PosedResult> {
   const byIndex = new Map(recovery.cameras.map((cam) => [cam.view, cam]));
   const registered = prepared.filter((view) => byIndex.has(view.index));
-  const views = registered.filter(usableForCarving);
+  const placed = registered.filter(usableForCarving);
+  const views = placed.filter((v) => !options.heldOut?.has(v.index));
   const details = { views_total: recovery.viewsTotal, views_registered: registered.length, views_usable: views.length };
   if (views.length < MIN_POSED_VIEWS) {
     throw new MediaError('poses_not_found', `Only ${registered.length} of ${recovery.viewsTotal} photos could be placed in 3D; at least ${MIN_POSED_VIEWS} are needed`, details);
   }
-  const frame = modelFrame(views, views.map((v) => byIndex.get(v.index)!));
-  let cams = frame.cameras;
-  const samplers = posedSamplers(views.map(fillSmallHoles), cams);
+  const placedCams = placed.map((v) => byIndex.get(v.index)!);
+  let frame = modelFrame(placed, placedCams, recovery.points);
+  const masks = views.map(fillSmallHoles);
+  const carving = (k: number) => !options.heldOut?.has(placed[k].index);
 
-  await progress(0.05, 'carving');
-  const r = frame.radius;
-  const coarse = await carvePosedHull(samplers, { min: [-r, -r, -r], max: [r, r, r] }, { resolution: COARSE_RESOLUTION });
-  const inside = insideBox(coarse);
-  if (!inside) throw new MediaError('inconsistent_views', 'The photos\u2019 outlines leave nothing in common', details);
+  await progress(5, 'carving');
+  const coarseCarve = async () => {
+    const r = frame.radius;
+    const samplers = posedSamplers(masks, frame.cameras.filter((_, k) => carving(k)));
+    const grid = await carvePosedHull(samplers, { min: [-r, -r, -r], max: [r, r, r] }, { resolution: COARSE_RESOLUTION });
+    return insideBox(grid) && { inside: insideBox(grid)!, step: grid.step, samplers };
+  };
+  let coarse = await coarseCarve();
+  if (!coarse) throw new MediaError('inconsistent_views', 'The photos\u2019 outlines leave nothing in common', details);
+  // With a textured table in view, its plane is a far better "up" than the photos' tilt, and it cuts off
+  // the cone the hull grows under the product where no photo can see.
+  const floor = frame.points ? findFloor(frame.points, coarse.inside) : null;
+  let floorY: number | null = null;
+  if (floor) {
+    frame = modelFrame(placed, placedCams, recovery.points, directionToCameraFrame(frame, floor.normal));
+    floorY = floor.offset;
+    coarse = await coarseCarve();
+    if (!coarse) throw new MediaError('inconsistent_views', 'The photos\u2019 outlines leave nothing in common', details);
+    coarse.inside.min[1] = Math.max(coarse.inside.min[1], floorY);
+  }
+  const { inside, samplers } = coarse;
+  let cams = frame.cameras.filter((_, k) => carving(k));
+  let heldOutCams = frame.cameras.filter((_, k) => !carving(k));
   const pad = 2 * coarse.step;
   const box = {
     min: inside.min.map((v) => v - pad) as [number, number, number],
@@ -136,10 +158,11 @@ export async function generatePosedHull(
   };
   const grid = await carvePosedHull(samplers, box, {
     resolution: options.resolution ?? POSED_RESOLUTION,
+    floorY: floorY ?? undefined,
     onSlab: async (done, total) => {
       if (done % 8 === 0) {
         await nextTick();
-        await progress(0.05 + (0.5 * done) / total, 'carving');
+        await progress(5 + (50 * done) / total, 'carving');
       }
     },
   });
@@ -147,9 +170,13 @@ export async function generatePosedHull(
   if (surface.indices.length === 0) throw new MediaError('inconsistent_views', 'The photos\u2019 outlines leave nothing in common', details);
   const simplified = await simplifyToBudget(surface, options.triangleBudget);
   if (simplified.indices.length === 0) throw new MediaError('inconsistent_views', 'The carved shape vanished when simplified', details);
-  cams = applyYaw(simplified.positions, cams, footprintYaw(simplified.positions));
+  const yaw = footprintYaw(simplified.positions);
+  cams = applyYaw(simplified.positions, cams, yaw);
+  heldOutCams = applyYaw(new Float32Array(0), heldOutCams, yaw);
+  const heldOutViews = placed.filter((v) => options.heldOut?.has(v.index));
+  const heldOutIous = heldOutViews.map((view, k) => silhouetteIoU(simplified, view, heldOutCams[k]));
 
-  await progress(0.6, 'texturing');
+  await progress(60, 'texturing');
   const gate = gateModel(simplified, views, cams);
   const quality: ModelQuality = {
     method: 'posed_hull',
@@ -174,7 +201,7 @@ export async function generatePosedHull(
       return [px, py];
     },
   );
-  await progress(0.9, 'storing_model');
+  await progress(90, 'storing_model');
   const { min, max, size } = meshBox(textured.mesh.positions);
   const { scale, source } = metricScale(size, options.dimensions);
   quality.scale_source = source;
@@ -190,6 +217,7 @@ export async function generatePosedHull(
     triangles: textured.mesh.indices.length / 3,
     method: 'visual_hull',
     quality,
+    heldOutIous,
   };
 }
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { colmapAvailable, recoverCamerasWithColmap } from '../poses/colmap-runner.js';
 import { capturesDir, templeCameras } from '../poses/poses.test-support.js';
 import { resolveHints } from './generator.js';
 import { generatePosedHull } from './posed-generator.js';
@@ -19,6 +20,39 @@ async function templeMask(png: Buffer): Promise<Buffer> {
   }
   return sharp(mask, { raw: { width: info.width, height: info.height, channels: 1 } }).median(5).png().toBuffer();
 }
+
+const hasColmap = await colmapAvailable();
+
+async function templeViews() {
+  const truth = templeCameras(dir!);
+  const views = await Promise.all(
+    truth.names.map(async (name) => {
+      const image = readFileSync(join(dir!, 'temple', name));
+      return { image, mask: await templeMask(image) };
+    }),
+  );
+  return { truth, views };
+}
+
+describe.skipIf(!dir || !hasColmap)('posed carving on the temple with cameras recovered by COLMAP', () => {
+  it('is a temple at its real size, one piece, agreeing with the photos', { timeout: 300_000 }, async () => {
+    const { views } = await templeViews();
+    const recovery = await recoverCamerasWithColmap({ images: views.map((v) => v.image) }, { matcher: 'exhaustive' });
+    const prepared = await prepareViews(views, resolveHints({}));
+    const result = await generatePosedHull(prepared, recovery, { triangleBudget: 20_000, textureSize: 1024, dimensions: { height: 0.16 } }, async () => undefined).catch(
+      (error) => {
+        console.log('temple (COLMAP) failed', JSON.stringify(error.details));
+        throw error;
+      },
+    );
+    console.log('temple (COLMAP cameras)', result.dimensions, result.quality);
+    expect(result.quality).toMatchObject({ pose_source: 'sfm', views_total: 16 });
+    expect(result.quality.largest_piece).toBeGreaterThanOrEqual(0.95);
+    expect(result.quality.silhouette_iou!.median).toBeGreaterThanOrEqual(0.85);
+    expect(Math.abs(result.dimensions.width / 0.102 - 1)).toBeLessThan(0.1);
+    expect(Math.abs(result.dimensions.depth / 0.075 - 1)).toBeLessThan(0.1);
+  });
+});
 
 describe.skipIf(!dir)('posed carving on the temple (real photos)', () => {
   it('with the calibrated cameras and its height, comes out at its real size, one piece, agreeing with the photos', { timeout: 120_000 }, async () => {

@@ -34,6 +34,8 @@ export interface CameraRecovery {
   /** How many photos were offered; those without a camera did not register. */
   viewsTotal: number;
   source: PoseSource;
+  /** Sparse scene points in the cameras' frame (x, y, z per point), when structure from motion made them. */
+  points?: Float32Array;
   /** Seconds spent per step, for estimates. */
   timings: Record<string, number>;
 }

@@ -72,3 +72,17 @@ export function parseColmapText(camerasTxt: string, imagesTxt: string, viewOf: (
   }
   return out.sort((a, b) => a.view - b.view);
 }
+
+/** The sparse points' positions (x, y, z per point), from points3D.txt: the floor around a product shows there. */
+export function parsePointsTxt(text: string): Float32Array {
+  const lines = dataLines(text);
+  const out = new Float32Array(lines.length * 3);
+  let n = 0;
+  for (const line of lines) {
+    const f = line.trim().split(/\s+/);
+    out[n++] = Number(f[1]);
+    out[n++] = Number(f[2]);
+    out[n++] = Number(f[3]);
+  }
+  return out.subarray(0, n);
+}

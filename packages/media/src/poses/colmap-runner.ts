@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { MediaError } from '../errors.js';
 import { scaleIntrinsics, type CameraRecovery, type PosedCamera } from './camera.js';
-import { parseColmapText } from './colmap-model.js';
+import { parseColmapText, parsePointsTxt } from './colmap-model.js';
 
 // Camera recovery by structure from motion: COLMAP's command-line tools as subprocesses, on the CPU.
 // Photos are matched exhaustively (any photo may overlap any other); video frames sequentially (neighbours
@@ -176,6 +176,8 @@ export async function recoverCamerasWithColmap(input: RecoveryInput, options: Co
       '--ImageReader.camera_model', 'SIMPLE_RADIAL',
       '--SiftExtraction.use_gpu', '0',
       '--SiftExtraction.max_image_size', String(maxSide),
+      // Half COLMAP's default: matching cost grows with the square of it, and a product needs far fewer.
+      '--SiftExtraction.max_num_features', '4096',
       '--SiftExtraction.num_threads', threads,
     ]);
     await options.onStep?.('features', sizes.size);
@@ -207,6 +209,7 @@ export async function recoverCamerasWithColmap(input: RecoveryInput, options: Co
 
     // Several disconnected models may come out; the largest is the product (the rest are stray pairs).
     let best: PosedCamera[] = [];
+    let points: Float32Array | undefined;
     for (const model of (await readdir(sparse)).sort()) {
       const text = join(work, `text-${model}`);
       await mkdir(text);
@@ -216,14 +219,17 @@ export async function recoverCamerasWithColmap(input: RecoveryInput, options: Co
         await readFile(join(text, 'images.txt'), 'utf8'),
         (name) => sizes.get(name)?.view,
       );
-      if (cameras.length > best.length) best = cameras;
+      if (cameras.length > best.length) {
+        best = cameras;
+        points = parsePointsTxt(await readFile(join(text, 'points3D.txt'), 'utf8'));
+      }
     }
     const byView = new Map([...sizes.values()].map((s) => [s.view, s]));
     const cameras = best.map((cam) => {
       const size = byView.get(cam.view)!;
       return scaleIntrinsics({ ...cam, width: size.scaledWidth, height: size.scaledHeight }, size.width, size.height);
     });
-    return { cameras, viewsTotal: input.images.length, source: 'sfm', timings, peakMemoryMb };
+    return { cameras, points, viewsTotal: input.images.length, source: 'sfm', timings, peakMemoryMb };
   } finally {
     await rm(work, { recursive: true, force: true });
   }

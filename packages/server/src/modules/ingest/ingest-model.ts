@@ -7,6 +7,7 @@ import type { ProductRecord, StoredModel } from '../products/products.types.js';
 import { processModel, type ProcessedModel } from '@plinth/media';
 import { isUploadRef, readUploadRef } from '../uploads/index.js';
 import { InputRejected } from './input-rejected.js';
+import { renderPoster } from './model-poster.js';
 
 /** Stores a processed model's GLB and USDZ under new random names; earlier versions stay until replaced. */
 export async function storeModel(deps: Deps, product: ProductRecord, model: ProcessedModel) {
@@ -59,11 +60,14 @@ export async function ingestModel(deps: Deps, product: ProductRecord, job: Model
   const model = await processModel(job.model_url, fetchBytes);
   await reportProgress(deps, product.id, 80, 'storing_model');
   const keys = await storeModel(deps, product, model);
+  // A first import of a product without photos gets one render as its poster, at no charge.
+  const poster = job.replaces === null && !product.thumbnailKey ? await renderPoster(deps, product, model.glb) : null;
   const applied = await inTransaction(deps.database.db, async (trx) => {
     const current = await loadProduct(trx, product.id);
     if (!current || !importStillWanted(current, job)) return false;
-    return modelReady(deps, trx, current, storedModel(keys, model, current.model, 'imported'));
+    return modelReady(deps, trx, current, storedModel(keys, model, current.model, 'imported'), poster);
   });
+  if (poster && !applied) await deps.storage.delete(poster).catch(() => undefined);
   // Whichever model nothing points at any more loses its files: the replaced one, or this one if unwanted.
   const orphan = applied ? (job.replaces === null ? null : { glbKey: job.replaces, usdzKey: product.model?.usdzKey ?? null }) : keys;
   if (orphan) await Promise.allSettled([deps.storage.delete(orphan.glbKey), orphan.usdzKey ? deps.storage.delete(orphan.usdzKey) : Promise.resolve()]);
