@@ -131,3 +131,14 @@ describe('Idempotency-Key: replays belong to the first principal', () => {
     expect(again.json().id).toBe(first.json().id);
   });
 });
+
+describe('the OpenAPI document says what a replay leaves out', () => {
+  it('created keys and webhook secrets document secret_redacted', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    const created = doc.paths['/v1/api_keys'].post.responses['201'].content['application/json'].schema;
+    expect(created.properties.secret_redacted).toBeDefined();
+    expect(created.required).not.toContain('key');
+    const hook = doc.paths['/v1/webhooks'].post.responses['201'].content['application/json'].schema;
+    expect(hook.properties.secret_redacted).toBeDefined();
+  });
+});

@@ -18,5 +18,13 @@ export const ErrorResponses = {
   '5xx': ErrorEnvelopeSchema,
 } as const;
 
+/**
+ * Set on an idempotent replay of an answer that revealed a secret: stored answers never keep one, so
+ * the replay carries the record without it. The secret itself was in the first answer only.
+ */
+export const SecretRedacted = Type.Optional(
+  Type.Literal(true, { description: 'Present (true) on an Idempotency-Key replay: the secret was shown in the first answer only and is left out.' }),
+);
+
 export const Timestamp = Type.String({ format: 'date-time' });
 export const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);

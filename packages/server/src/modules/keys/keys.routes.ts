@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { idempotentEffect } from '../../http/idempotency.js';
-import { ErrorResponses } from '../../http/schemas.js';
+import { ErrorResponses, SecretRedacted } from '../../http/schemas.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
 import { ReachQuery } from '../../http/reach.js';
 import type { Authenticator } from '../auth/auth.service.js';
@@ -27,9 +27,16 @@ const ApiKey = Type.Object(
   { title: 'ApiKey' },
 );
 
-const CreatedApiKey = Type.Composite([ApiKey, Type.Object({ key: Type.String({ description: 'The key material. Shown only in this response.' }) })], {
-  title: 'CreatedApiKey',
-});
+const CreatedApiKey = Type.Composite(
+  [
+    ApiKey,
+    Type.Object({
+      key: Type.Optional(Type.String({ description: 'The key material. Shown only in this response; absent from an idempotent replay (secret_redacted).' })),
+      secret_redacted: SecretRedacted,
+    }),
+  ],
+  { title: 'CreatedApiKey' },
+);
 
 function toJson(r: ApiKeyRecord) {
   return {

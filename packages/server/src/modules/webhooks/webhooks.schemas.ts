@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from '../../http/schemas.js';
+import { SecretRedacted, Timestamp } from '../../http/schemas.js';
 import { DELIVERY_STATUSES, SUBSCRIBABLE_EVENTS } from './webhooks.types.js';
 
 const Str = Type.String();
@@ -55,15 +55,20 @@ export const EndpointSchema = Type.Object(
   { title: 'WebhookEndpoint' },
 );
 
-const Secret = Type.String({ description: 'whsec_ + base64 key for verifying signatures. Shown only in this response.' });
+const Secret = Type.Optional(
+  Type.String({ description: 'whsec_ + base64 key for verifying signatures. Shown only in this response; absent from an idempotent replay (secret_redacted).' }),
+);
 
-export const EndpointWithSecret = Type.Composite([EndpointSchema, Type.Object({ secret: Secret })], { title: 'WebhookEndpointWithSecret' });
+export const EndpointWithSecret = Type.Composite([EndpointSchema, Type.Object({ secret: Secret, secret_redacted: SecretRedacted })], {
+  title: 'WebhookEndpointWithSecret',
+});
 
 export const RotatedSecret = Type.Composite(
   [
     EndpointSchema,
     Type.Object({
       secret: Secret,
+      secret_redacted: SecretRedacted,
       previous_secret_expires_at: Type.String({ format: 'date-time', description: 'Until then deliveries carry a signature with the old secret too.' }),
     }),
   ],
