@@ -5,6 +5,7 @@ import { closeDeps, createDeps, type Deps } from './deps.js';
 import { createLogger } from './logger.js';
 import { addMember, bootstrap, PLANS, type Plan } from './modules/orgs/orgs.service.js';
 import { organizationCount } from './modules/orgs/orgs.repo.js';
+import { MODULE_MIGRATIONS } from './migrations.js';
 import { openDatabase } from './platform/db/index.js';
 
 const USAGE = `Usage: plinth <command> [options]
@@ -104,7 +105,7 @@ async function worker(config: Readonly<Config>) {
 }
 
 async function migrate(config: Readonly<Config>) {
-  const database = openDatabase(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl, MODULE_MIGRATIONS);
   try {
     await database.migrate();
     process.stdout.write(`migrated ${database.kind} database\n`);

@@ -61,7 +61,6 @@ export interface Config {
   dataDir: string;
   /** postgres://… for PostgreSQL; otherwise a SQLite file path */
   databaseUrl: string;
-  databaseKind: 'sqlite' | 'postgres';
   redisUrl: string | null;
   /** file://… (disk) or s3://bucket?endpoint=…&region=…&force_path_style=true */
   storageUrl: string;
@@ -132,7 +131,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   const host = env.HOST || '127.0.0.1';
   const dataDir = resolve(env.PLINTH_DATA_DIR || './data');
   const databaseUrl = env.DATABASE_URL || join(dataDir, 'plinth.db');
-  const databaseKind = /^postgres(ql)?:\/\//.test(databaseUrl) ? 'postgres' : 'sqlite';
   const storageUrl = env.STORAGE_URL || `file://${join(dataDir, 'files')}`;
   if (!/^(file|s3):\/\//.test(storageUrl)) throw new ConfigError('STORAGE_URL must start with file:// or s3://');
   const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
@@ -144,7 +142,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     host,
     dataDir,
     databaseUrl,
-    databaseKind,
     redisUrl: env.REDIS_URL || null,
     storageUrl,
     publicUrl,

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import { MODULE_MIGRATIONS } from './migrations.js';
 import { openDatabase, type Database } from './platform/db/index.js';
 import { createBlobStore } from './platform/storage/index.js';
 import type { BlobStore } from './platform/storage/types.js';
@@ -30,7 +31,7 @@ export interface Deps {
 
 /** Picks the adapters the config asks for. Nothing else decides between SQLite/PostgreSQL, disk/S3, … */
 export async function createDeps(config: Readonly<Config>, logger: Logger, overrides: Partial<Deps> = {}): Promise<Deps> {
-  const database = overrides.database ?? openDatabase(config.databaseUrl);
+  const database = overrides.database ?? openDatabase(config.databaseUrl, MODULE_MIGRATIONS);
   await database.migrate();
   const jobs = overrides.jobs ?? new Jobs(createJobQueue(config, database, logger), logger);
   await jobs.open();

@@ -88,7 +88,7 @@ async function changeMembership(
 ): Promise<void> {
   manager(principal, orgId);
   return inTransaction(deps.database.db, async (trx) => {
-    await lockOrganization(trx, deps.database.kind, orgId);
+    await lockOrganization(trx, orgId);
     const current = await membership(trx, orgId, userId);
     if (!current) throw notFound('member');
     mayTouchOwnership(principal, orgId, [current.role, next ?? undefined]);

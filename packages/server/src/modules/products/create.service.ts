@@ -190,7 +190,7 @@ async function commit(deps: Deps, principal: Principal, body: CreateBody, effect
   assertUnchanged(deps, payload, body);
   const at = deps.clock.now().toISOString();
   return inTransaction(deps.database.db, async (trx) => {
-    await lockOrganization(trx, deps.database.kind, orgId);
+    await lockOrganization(trx, orgId);
     try {
       await trx.insertInto('quote_uses').values({ nonce: payload.nonce, org_id: orgId, product_id: payload.product ?? null, created_at: at }).execute();
     } catch (err) {
@@ -225,7 +225,7 @@ async function importModel(deps: Deps, orgId: string, body: CreateBody, effect?:
   const at = deps.clock.now().toISOString();
   const input: CreateInput = { generate_model: false, title: body.title, custom_id: body.custom_id, tags: normaliseTags(body.tags) };
   return inTransaction(deps.database.db, async (trx) => {
-    await lockOrganization(trx, deps.database.kind, orgId);
+    await lockOrganization(trx, orgId);
     const org = await findOrganization(trx, orgId);
     if (!org) throw new AppError('not_found', 'No such organization.');
     assertPlanAllows(org, { addsProduct: true, activeProducts: await countActiveProducts(trx, orgId) });

@@ -60,7 +60,7 @@ export async function storeUpload(
     try {
       // The quota is checked again under the organization's lock, so parallel uploads cannot overshoot it together.
       await inTransaction(deps.database.db, async (trx) => {
-        await lockOrganization(trx, deps.database.kind, orgId);
+        await lockOrganization(trx, orgId);
         const now = await usedUploadBytes(trx, orgId);
         if (now + received.bytes > quota) throw overQuota(now, quota, received.bytes);
         await insertUpload(trx, { id, orgId, path, storageKey: key, bytes: received.bytes, contentType: checked.contentType, kind: checked.kind, createdAt: at });

@@ -87,7 +87,7 @@ async function claimAttempt(deps: Deps, job: DeliverJobData): Promise<Claim | nu
   if (!peek) return null;
   const at = deps.clock.now().toISOString();
   return inTransaction(deps.database.db, async (trx) => {
-    const endpoint = await lockEndpoint(trx, deps.database.kind, peek.endpointId);
+    const endpoint = await lockEndpoint(trx, peek.endpointId);
     const d = await findDelivery(trx, job.delivery_id);
     if (!endpoint || !d || d.status !== 'pending' || d.jobToken !== job.token) return null;
     if (!endpoint.enabled) {
@@ -171,7 +171,7 @@ async function recordOutcome(deps: Deps, job: DeliverJobData, claim: Claim, outc
   const at = now.toISOString();
   const status = outcome.responseStatus;
   await inTransaction(deps.database.db, async (trx) => {
-    const endpoint = await lockEndpoint(trx, deps.database.kind, claim.delivery.endpointId);
+    const endpoint = await lockEndpoint(trx, claim.delivery.endpointId);
     const d = await findDelivery(trx, claim.delivery.id);
     if (!endpoint || !d) return; // the endpoint was deleted meanwhile
     // Still ours unless the endpoint was disabled or a newer job took the delivery over meanwhile;

@@ -79,7 +79,7 @@ export function advanceScan(state: Pick<DispatchState, 'scannedSeq' | 'gaps'>, f
  */
 async function fanOut(deps: Deps, trx: Transaction<DB>, events: OutboxEvent[], at: string): Promise<number> {
   if (!events.length) return 0;
-  const endpoints = await lockEnabledEndpoints(trx, deps.database.kind, [...new Set(events.map((e) => e.orgId))]);
+  const endpoints = await lockEnabledEndpoints(trx, [...new Set(events.map((e) => e.orgId))]);
   if (!endpoints.length) return 0;
   const existing = await existingDeliveryKeys(trx, events.map((e) => e.id));
   const candidates: { endpoint: EndpointRecord; event: OutboxEvent; key: string }[] = [];

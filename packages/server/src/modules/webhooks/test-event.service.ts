@@ -21,7 +21,7 @@ export async function sendTestEvent(deps: Deps, principal: Principal, endpointId
   const at = deps.clock.now().toISOString();
   const deliveryId = newId('whd');
   await inTransaction(deps.database.db, async (trx) => {
-    const endpoint = await lockEndpoint(trx, deps.database.kind, found.id);
+    const endpoint = await lockEndpoint(trx, found.id);
     if (!endpoint) throw notFound('webhook endpoint');
     if (!endpoint.enabled) {
       throw new AppError('conflict', 'The endpoint is disabled; enable it before sending a test event.', { reason: 'endpoint_disabled' });

@@ -1,5 +1,5 @@
 import type { Selectable, Transaction } from 'kysely';
-import type { Database, DB, Executor } from '../../platform/db/index.js';
+import { forUpdate, type DB, type Executor } from '../../platform/db/index.js';
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus, EndpointRecord, FailureReason } from './webhooks.types.js';
 
 type EndpointRow = Selectable<DB['webhook_endpoints']>;
@@ -79,17 +79,16 @@ export async function findEndpoint(db: Executor, id: string, orgIds: readonly st
  * an endpoint's deliveries takes this lock first, so "is an earlier delivery still pending?" and
  * "release the next one" never interleave. SQLite runs one write transaction at a time already.
  */
-export async function lockEndpoint(trx: Transaction<DB>, kind: Database['kind'], id: string): Promise<EndpointRecord | undefined> {
-  const query = trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id);
-  const row = await (kind === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+export async function lockEndpoint(trx: Transaction<DB>, id: string): Promise<EndpointRecord | undefined> {
+  const row = await forUpdate(trx, trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id)).executeTakeFirst();
   return row && toEndpointRecord(row);
 }
 
 /** Enabled endpoints of these organizations, locked in id order (a fixed order cannot deadlock). */
-export async function lockEnabledEndpoints(trx: Transaction<DB>, kind: Database['kind'], orgIds: string[]): Promise<EndpointRecord[]> {
+export async function lockEnabledEndpoints(trx: Transaction<DB>, orgIds: string[]): Promise<EndpointRecord[]> {
   if (!orgIds.length) return [];
   const query = trx.selectFrom('webhook_endpoints').selectAll().where('org_id', 'in', orgIds).where('enabled', '=', 1).orderBy('id');
-  const rows = await (kind === 'postgres' ? query.forUpdate() : query).execute();
+  const rows = await forUpdate(trx, query).execute();
   return rows.map(toEndpointRecord);
 }
 

@@ -123,7 +123,7 @@ export async function updateEndpoint(deps: Deps, principal: Principal, id: strin
   if (body.url !== undefined && body.url !== found.url) await assertDeliverable(deps, body.url);
   const at = deps.clock.now().toISOString();
   return inTransaction(deps.database.db, async (trx) => {
-    const endpoint = await lockEndpoint(trx, deps.database.kind, id);
+    const endpoint = await lockEndpoint(trx, id);
     if (!endpoint) throw notFound('webhook endpoint');
     await updateEndpointRow(trx, id, {
       ...(body.url !== undefined && { url: body.url }),
@@ -188,7 +188,7 @@ export async function retryDelivery(deps: Deps, principal: Principal, id: string
   const found = await endpointOr404(deps, principal, id, orgId);
   const at = deps.clock.now().toISOString();
   await inTransaction(deps.database.db, async (trx) => {
-    const endpoint = await lockEndpoint(trx, deps.database.kind, found.id);
+    const endpoint = await lockEndpoint(trx, found.id);
     const delivery = endpoint && (await findDelivery(trx, deliveryId, found.id));
     if (!endpoint || !delivery) throw notFound('webhook delivery');
     if (!endpoint.enabled) {

@@ -3,7 +3,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import { migrationProvider } from './migrations.js';
+import { migrationProvider, type MigrationSet } from './migrations.js';
 import type { DB } from './schema.js';
 
 export type { DB } from './schema.js';
@@ -29,16 +29,17 @@ export interface Database {
  * a no-op on SQLite, whose single process polls instead.
  */
 export async function notify(executor: Executor, channel: string): Promise<void> {
-  if (executor.getExecutor().adapter instanceof PostgresAdapter) {
+  if (hasRowLocks(executor)) {
     await sql`select pg_notify(${channel}, '')`.execute(executor);
   }
 }
 
-export function openDatabase(url: string): Database {
-  return /^postgres(ql)?:\/\//.test(url) ? openPostgres(url) : openSqlite(url);
+/** `migrations`: the modules' migrations, which migrate() runs after the platform's own. */
+export function openDatabase(url: string, migrations?: MigrationSet): Database {
+  return /^postgres(ql)?:\/\//.test(url) ? openPostgres(url, migrations) : openSqlite(url, migrations);
 }
 
-function openSqlite(file: string): Database {
+function openSqlite(file: string, migrations?: MigrationSet): Database {
   if (file !== ':memory:') ownerOnlyFile(file);
   const raw = new SqliteDatabase(file);
   raw.pragma('journal_mode = WAL');
@@ -49,7 +50,7 @@ function openSqlite(file: string): Database {
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
-  return finish(db, 'sqlite', file);
+  return finish(db, 'sqlite', file, migrations);
 }
 
 /**
@@ -84,21 +85,21 @@ function withStatementCache(raw: SqliteDatabase.Database, max = 500) {
   };
 }
 
-function openPostgres(url: string): Database {
+function openPostgres(url: string, migrations?: MigrationSet): Database {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return finish(db, 'postgres', url);
+  return finish(db, 'postgres', url, migrations);
 }
 
-function finish(db: Kysely<DB>, kind: 'sqlite' | 'postgres', url: string): Database {
+function finish(db: Kysely<DB>, kind: 'sqlite' | 'postgres', url: string, modules?: MigrationSet): Database {
   return {
     db,
     kind,
     url,
     async migrate() {
-      const migrator = new Migrator({ db, provider: migrationProvider(kind) });
+      const migrator = new Migrator({ db, provider: migrationProvider(kind, modules) });
       const { error, results } = await migrator.migrateToLatest();
       if (error) {
         const failed = results?.find((r) => r.status === 'Error');
@@ -128,11 +129,19 @@ export async function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) 
 }
 
 /**
- * Serialises writers of one organization's state (credits, product cap) for the rest of the transaction.
- * SQLite transactions already run one at a time; PostgreSQL needs a row lock.
+ * Row locks are a capability of the dialect, asked for here and nowhere else: PostgreSQL locks rows with
+ * SELECT … FOR UPDATE; SQLite runs one write transaction at a time, so a lock there would add nothing.
  */
-export async function lockOrganization(trx: Transaction<DB>, kind: Database['kind'], orgId: string): Promise<void> {
-  if (kind === 'postgres') {
+const hasRowLocks = (db: Executor) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/** The query, locking the rows it reads for the rest of the transaction where the database has row locks. */
+export function forUpdate<Q extends { forUpdate(): Q }>(trx: Executor, query: Q): Q {
+  return hasRowLocks(trx) ? query.forUpdate() : query;
+}
+
+/** Serialises writers of one organization's state (credits, product cap) for the rest of the transaction. */
+export async function lockOrganization(trx: Transaction<DB>, orgId: string): Promise<void> {
+  if (hasRowLocks(trx)) {
     await trx.selectFrom('organizations').select('id').where('id', '=', orgId).forUpdate().execute();
   }
 }

@@ -1,22 +1,24 @@
-import { exportsMigration } from '../../modules/export/export.migration.js';
 import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
-import { analyticsMigration } from '../../modules/analytics/analytics.migration.js';
-import { webhooksMigration } from '../../modules/webhooks/webhooks.migration.js';
-import { idempotencyPrincipalMigration } from '../../http/idempotency.migration.js';
-import { uploadsPrivateMigration } from '../../modules/uploads/uploads.migration.js';
 
 /**
  * One migration set for both dialects. Types are chosen to mean the same thing in each:
  * text for ids, timestamps and JSON; integer for counts and flags.
  * `seq` columns are the only dialect-specific piece, and they go through `autoIncrement`.
  */
-type Dialect = 'sqlite' | 'postgres';
+export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * The migrations of the modules, by name, composed by the app (platform/ never imports a module). Names
+ * sort in the order they run; each area keeps its own beside its code (`<area>.migration.ts`).
+ */
+export type MigrationSet = (dialect: Dialect) => Record<string, Migration>;
 
 function seqColumn(dialect: Dialect) {
   return dialect === 'postgres' ? ('bigserial' as const) : ('integer' as const);
 }
 
-export function migrations(dialect: Dialect): Record<string, Migration> {
+/** The platform's own tables (organizations, users, keys, events, jobs, …), then the modules'. */
+export function migrations(dialect: Dialect, modules: MigrationSet = () => ({})): Record<string, Migration> {
   return {
     '0001_platform': {
       async up(db: Kysely<any>) {
@@ -139,92 +141,10 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex('jobs_claim').on('jobs').columns(['state', 'run_at']).execute();
       },
     },
-    '0002_products': {
-      async up(db: Kysely<any>) {
-        await db.schema
-          .createTable('products')
-          .addColumn('id', 'text', (c) => c.primaryKey())
-          .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
-          .addColumn('title', 'text')
-          .addColumn('custom_id', 'text')
-          .addColumn('status', 'text', (c) => c.notNull())
-          .addColumn('model_status', 'text', (c) => c.notNull())
-          .addColumn('model', 'text')
-          .addColumn('thumbnail_key', 'text')
-          .addColumn('tags', 'text', (c) => c.notNull().defaultTo('[]'))
-          .addColumn('source', 'text', (c) => c.notNull())
-          .addColumn('generate_model', 'integer', (c) => c.notNull().defaultTo(0))
-          .addColumn('analysis', 'text', (c) => c.notNull().defaultTo('none'))
-          .addColumn('images_status', 'text', (c) => c.notNull().defaultTo('none'))
-          .addColumn('progress', 'integer')
-          .addColumn('step', 'text')
-          .addColumn('error', 'text')
-          .addColumn('created_at', 'text', (c) => c.notNull())
-          .addColumn('updated_at', 'text', (c) => c.notNull())
-          .addColumn('published_at', 'text')
-          .execute();
-        await db.schema.createIndex('products_org').on('products').columns(['org_id', 'id']).execute();
-        await db.schema.createIndex('products_org_status').on('products').columns(['org_id', 'status', 'id']).execute();
-        await db.schema.createIndex('products_custom_id').on('products').columns(['org_id', 'custom_id']).unique().execute();
-        await db.schema
-          .createTable('product_tags')
-          .addColumn('product_id', 'text', (c) => c.notNull().references('products.id').onDelete('cascade'))
-          .addColumn('org_id', 'text', (c) => c.notNull())
-          .addColumn('tag', 'text', (c) => c.notNull())
-          .addPrimaryKeyConstraint('product_tags_pk', ['product_id', 'tag'])
-          .execute();
-        await db.schema.createIndex('product_tags_org_tag').on('product_tags').columns(['org_id', 'tag', 'product_id']).execute();
-        await db.schema
-          .createTable('images')
-          .addColumn('id', 'text', (c) => c.primaryKey())
-          .addColumn('product_id', 'text', (c) => c.notNull().references('products.id').onDelete('cascade'))
-          .addColumn('org_id', 'text', (c) => c.notNull())
-          .addColumn('position', 'integer', (c) => c.notNull())
-          .addColumn('origin', 'text', (c) => c.notNull())
-          .addColumn('review_status', 'text', (c) => c.notNull())
-          .addColumn('settings', 'text', (c) => c.notNull().defaultTo('{}'))
-          .addColumn('storage_key', 'text')
-          .addColumn('content_type', 'text')
-          .addColumn('mask_key', 'text')
-          .addColumn('thumb_key', 'text')
-          .addColumn('width', 'integer')
-          .addColumn('height', 'integer')
-          .addColumn('bytes', 'integer')
-          .addColumn('sha256', 'text')
-          .addColumn('analysis', 'text')
-          .addColumn('source_url', 'text')
-          .addColumn('error', 'text')
-          .addColumn('created_at', 'text', (c) => c.notNull())
-          .addColumn('updated_at', 'text', (c) => c.notNull())
-          .execute();
-        await db.schema.createIndex('images_product').on('images').columns(['product_id', 'position']).execute();
-        await db.schema
-          .createTable('quote_uses')
-          .addColumn('nonce', 'text', (c) => c.primaryKey())
-          .addColumn('org_id', 'text', (c) => c.notNull())
-          .addColumn('product_id', 'text')
-          .addColumn('created_at', 'text', (c) => c.notNull())
-          .execute();
-        await db.schema
-          .createTable('uploads')
-          .addColumn('id', 'text', (c) => c.primaryKey())
-          .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
-          .addColumn('path', 'text', (c) => c.notNull().unique())
-          .addColumn('storage_key', 'text', (c) => c.notNull())
-          .addColumn('bytes', 'integer', (c) => c.notNull())
-          .addColumn('content_type', 'text', (c) => c.notNull())
-          .addColumn('created_at', 'text', (c) => c.notNull())
-          .execute();
-      },
-    },
-    '0003_analytics': analyticsMigration(dialect),
-    '0004_webhooks': webhooksMigration(dialect),
-    '0005_exports': exportsMigration,
-    '0006_idempotency_principal': idempotencyPrincipalMigration,
-    '0007_uploads_private': uploadsPrivateMigration,
+    ...modules(dialect),
   };
 }
 
-export function migrationProvider(dialect: Dialect): MigrationProvider {
-  return { getMigrations: async () => migrations(dialect) };
+export function migrationProvider(dialect: Dialect, modules?: MigrationSet): MigrationProvider {
+  return { getMigrations: async () => migrations(dialect, modules) };
 }

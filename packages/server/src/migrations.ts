@@ -1,0 +1,20 @@
+import { idempotencyPrincipalMigration } from './http/idempotency.migration.js';
+import { analyticsMigration } from './modules/analytics/analytics.migration.js';
+import { exportsMigration } from './modules/export/export.migration.js';
+import { productsMigration } from './modules/products/products.migration.js';
+import { uploadsPrivateMigration } from './modules/uploads/uploads.migration.js';
+import { webhooksMigration } from './modules/webhooks/webhooks.migration.js';
+import type { MigrationSet } from './platform/db/migrations.js';
+
+/**
+ * Every module's migrations, in the order they run after the platform's own. Each area keeps its
+ * migration beside its code; a new one adds a line here. Names never change once released.
+ */
+export const MODULE_MIGRATIONS: MigrationSet = (dialect) => ({
+  '0002_products': productsMigration,
+  '0003_analytics': analyticsMigration(dialect),
+  '0004_webhooks': webhooksMigration(dialect),
+  '0005_exports': exportsMigration,
+  '0006_idempotency_principal': idempotencyPrincipalMigration,
+  '0007_uploads_private': uploadsPrivateMigration,
+});
