@@ -41,8 +41,6 @@ export interface JobDefinition<S extends TSchema = TSchema, C = any> {
   readonly onFailed?: (ctx: C, data: Static<S>, failure: JobFailure) => Promise<void>;
 }
 
-export type PayloadOf<D> = D extends JobDefinition<infer S, any> ? Static<S> : never;
-
 const defined = new Map<string, JobDefinition>();
 
 /** Declares a job. Names are unique across the process; pg-boss creates a queue for each at start. */
