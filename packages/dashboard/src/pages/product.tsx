@@ -309,7 +309,7 @@ function ModelSection({ product: p }: { product: Product }) {
               {p.model.bytes != null && (
                 <>
                   <dt>File</dt>
-                  <dd>{(p.model.bytes / 1e6).toFixed(1)} MB</dd>
+                  <dd>{p.model.bytes < 1e6 ? `${Math.max(1, Math.round(p.model.bytes / 1e3))} KB` : `${(p.model.bytes / 1e6).toFixed(1)} MB`}</dd>
                 </>
               )}
               {q && (
@@ -319,10 +319,14 @@ function ModelSection({ product: p }: { product: Product }) {
                     {q.method.replace(/_/g, ' ')}
                     {q.pose_source ? ` · cameras ${q.pose_source}` : ''}
                   </dd>
-                  <dt>Views used</dt>
-                  <dd>
-                    {q.views_used} of {q.views_total}
-                  </dd>
+                  {q.views_total > 0 && (
+                    <>
+                      <dt>Views used</dt>
+                      <dd>
+                        {q.views_used} of {q.views_total}
+                      </dd>
+                    </>
+                  )}
                   {q.silhouette_iou && (
                     <>
                       <dt>Silhouette match</dt>
