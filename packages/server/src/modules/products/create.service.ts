@@ -203,9 +203,9 @@ async function commit(deps: Deps, principal: Principal, body: CreateBody, effect
     assertCredits(org.credit_balance, payload.credits);
     const input = payload.input as unknown as CreateInput;
     await assertCustomIdFree(trx, orgId, input.custom_id);
-    // The uploads must still exist (the sweep may have taken them since the quote); from now on they are kept.
-    if (input.image_paths) await takeUploads(trx, orgId, 'image_paths', input.image_paths, at);
     const productId = newId('prod');
+    // The uploads must still exist (the sweep may have taken them since the quote); from now on they are kept.
+    if (input.image_paths) await takeUploads(trx, orgId, 'image_paths', input.image_paths, { at, productId });
     if (payload.credits > 0) {
       const left = await debitCredits(trx, { id: newId('led'), orgId, amount: payload.credits, reason: 'create', ref: productId, at });
       if (left === null) assertCredits(0, payload.credits);
@@ -230,12 +230,13 @@ async function importModel(deps: Deps, orgId: string, body: CreateBody, effect?:
     if (!org) throw new AppError('not_found', 'No such organization.');
     assertPlanAllows(org, { addsProduct: true, activeProducts: await countActiveProducts(trx, orgId) });
     await assertCustomIdFree(trx, orgId, input.custom_id);
+    const productId = newId('prod');
     let source: ProductSource = { kind: 'model_url', model_url: body.model_url! };
     if (body.model_path !== undefined) {
-      await takeUploads(trx, orgId, 'model_path', [body.model_path], at);
+      await takeUploads(trx, orgId, 'model_path', [body.model_path], { at, productId });
       source = { kind: 'model_path', model_path: body.model_path };
     }
-    return withEffect(trx, await writeNewProduct(deps, trx, { productId: newId('prod'), orgId, source, input, credits: 0, at }), effect);
+    return withEffect(trx, await writeNewProduct(deps, trx, { productId, orgId, source, input, credits: 0, at }), effect);
   });
 }
 

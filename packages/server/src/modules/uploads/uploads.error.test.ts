@@ -109,7 +109,8 @@ describe('upload limits', () => {
       body,
       duplex: 'half',
     } as RequestInit);
-    expect(res.status).toBe(413);
+    const text = await res.clone().text();
+    expect(res.status, text).toBe(413);
     expect(res.headers.get('connection')).toBe('close');
     expect((await res.json()).error.code).toBe('payload_too_large');
     await nothingStored(small);

@@ -83,3 +83,22 @@ describe('uploads', () => {
     expect(gone.statusCode).toBe(404);
   });
 });
+
+describe('uploads of a deleted product', () => {
+  it('stop being kept: after the retention period the sweep deletes them', async () => {
+    const glb = (await upload(await (await import('./uploads.fixtures.test-support.js')).boxGlb(), 'model/gltf-binary')).json();
+    const created = await t.app.inject({ method: 'POST', url: '/v1/products', headers: bearer(t.org.secret_key), payload: { model_path: glb.path } });
+    expect(created.statusCode, created.body).toBe(202);
+    offsetMs = (t.config.uploadRetentionSeconds + 60) * 1000;
+    try {
+      await sweepUploads(t.deps);
+      expect(await t.deps.database.db.selectFrom('uploads').select('id').where('path', '=', glb.path).execute()).toHaveLength(1);
+      const del = await t.app.inject({ method: 'DELETE', url: `/v1/products/${created.json().id}`, headers: bearer(t.org.secret_key) });
+      expect(del.statusCode).toBe(200);
+      expect(await sweepUploads(t.deps)).toBeGreaterThanOrEqual(1);
+      expect(await t.deps.database.db.selectFrom('uploads').select('id').where('path', '=', glb.path).execute()).toHaveLength(0);
+    } finally {
+      offsetMs = 0;
+    }
+  });
+});

@@ -13,3 +13,13 @@ export const uploadsPrivateMigration: Migration = {
     await db.schema.createIndex('uploads_created').on('uploads').columns(['created_at']).execute();
   },
 };
+
+/**
+ * The product that first used an upload: once that product is deleted the upload is unused again (its
+ * bytes were copied at ingestion), so it stops counting against the quota after the retention period.
+ */
+export const uploadsUsedByMigration: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema.alterTable('uploads').addColumn('used_by', 'text').execute();
+  },
+};

@@ -27,7 +27,9 @@ describe('a model from the user\'s disk', () => {
     const p = await waitFor(async () => {
       const x = await get(created.json().id);
       return x.model_status === 'ready' || x.model_status === 'failed' ? x : undefined;
-    }, 60_000, 'model import');
+    }, 110_000, 'model import').catch(async (err) => {
+      throw new Error(`${err.message}: ${JSON.stringify(await get(created.json().id))}`);
+    });
     expect(p.model_status, JSON.stringify(p.error)).toBe('ready');
     expect(p.model.dimensions.width).toBeCloseTo(0.2, 3);
     expect(p.model.usdz_url).toMatch(/\/files\/orgs\/.+\/pub\/[0-9a-z]{32}\.usdz$/);
@@ -39,7 +41,7 @@ describe('a model from the user\'s disk', () => {
     // the upload is now in use: the sweep keeps it
     const row = await t.deps.database.db.selectFrom('uploads').select('used_at').where('path', '=', up.json().path).executeTakeFirstOrThrow();
     expect(row.used_at).not.toBeNull();
-  });
+  }, 120_000);
 
   it('exactly one source: model_path with model_url or image_paths is a 422', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/v1/products', headers: bearer(t.org.secret_key), payload: { model_path: 'uploads/x.glb', model_url: 'https://example.com/a.glb' } });

@@ -1,4 +1,5 @@
-import type { Executor } from '../../platform/db/index.js';
+import type { ExpressionBuilder } from 'kysely';
+import type { DB, Executor } from '../../platform/db/index.js';
 
 export interface UploadRow {
   id: string;
@@ -48,19 +49,31 @@ export async function findUploads(db: Executor, orgId: string, paths: string[]):
   return rows.map(toRow);
 }
 
-export async function markUploadsUsed(db: Executor, orgId: string, paths: string[], at: string): Promise<void> {
+export async function markUploadsUsed(db: Executor, orgId: string, paths: string[], use: { at: string; productId: string }): Promise<void> {
   if (!paths.length) return;
-  await db.updateTable('uploads').set({ used_at: at }).where('org_id', '=', orgId).where('path', 'in', paths).where('used_at', 'is', null).execute();
+  await db
+    .updateTable('uploads')
+    .set({ used_at: use.at, used_by: use.productId })
+    .where('org_id', '=', orgId)
+    .where('path', 'in', paths)
+    .where((eb) => eb.or([eb('used_at', 'is', null), unusedAgain(eb)]))
+    .execute();
 }
+
+/** Used by a product that has since been deleted: its ingestion copied the bytes, nothing needs them now. */
+const unusedAgain = (eb: ExpressionBuilder<DB, 'uploads'>) =>
+  eb.and([eb('used_by', 'is not', null), eb.not(eb.exists(eb.selectFrom('products').select('products.id').whereRef('products.id', '=', 'uploads.used_by')))]);
+
+const unused = (eb: ExpressionBuilder<DB, 'uploads'>) => eb.or([eb('used_at', 'is', null), unusedAgain(eb)]);
 
 /** Unused uploads created before `before`, oldest first. */
 export async function staleUploads(db: Executor, before: string, limit: number): Promise<UploadRow[]> {
-  const rows = await db.selectFrom('uploads').select(COLUMNS).where('used_at', 'is', null).where('created_at', '<', before).orderBy('created_at').limit(limit).execute();
+  const rows = await db.selectFrom('uploads').select(COLUMNS).where(unused).where('created_at', '<', before).orderBy('created_at').limit(limit).execute();
   return rows.map(toRow);
 }
 
 /** Deletes the row only if it is still unused: a product that took it meanwhile keeps it. */
 export async function deleteUnusedUpload(db: Executor, id: string): Promise<boolean> {
-  const res = await db.deleteFrom('uploads').where('id', '=', id).where('used_at', 'is', null).executeTakeFirst();
+  const res = await db.deleteFrom('uploads').where('id', '=', id).where(unused).executeTakeFirst();
   return Number(res.numDeletedRows) > 0;
 }

@@ -23,6 +23,20 @@ const Upload = Type.Object(
   { title: 'Upload' },
 );
 
+/**
+ * A raw body, not yet read. The stream sits in a private field: hooks that walk a parsed body's own
+ * properties (the well-formed-string check) see an empty object, not the socket behind it.
+ */
+class StreamedBody {
+  readonly #stream: Readable;
+  constructor(stream: Readable) {
+    this.#stream = stream;
+  }
+  get stream(): Readable {
+    return this.#stream;
+  }
+}
+
 /** Raw bodies of these types are streamed through untouched; the decode check decides what they are. */
 const RAW_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/avif', 'image/gif', 'model/gltf-binary', 'application/octet-stream'];
 
@@ -36,7 +50,7 @@ export const uploadsRoutes =
   async (app) => {
     const limit = deps.config.uploadLimitBytes;
     await app.register(multipart, { limits: { fileSize: limit, files: 1, fields: 5, parts: 6 } });
-    app.addContentTypeParser(RAW_TYPES, (_req, payload, done) => done(null, payload));
+    app.addContentTypeParser(RAW_TYPES, (_req, payload, done) => done(null, new StreamedBody(payload)));
 
     app.post(
       '/v1/uploads',
@@ -63,8 +77,8 @@ export const uploadsRoutes =
           if (!file) throw validationFailed([{ path: 'body.file', message: 'is required' }], 'The form has no file.');
           body = file.file;
           truncated = () => file.file.truncated;
-        } else if (request.body && typeof (request.body as Readable).pipe === 'function') {
-          body = request.body as Readable;
+        } else if (request.body instanceof StreamedBody) {
+          body = request.body.stream;
         } else {
           throw new AppError('unsupported_media_type', 'Send the file as the raw body with its Content-Type, or as multipart/form-data.', { accepted: ACCEPTED_UPLOAD_TYPES });
         }

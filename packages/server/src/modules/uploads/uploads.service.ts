@@ -94,7 +94,7 @@ export async function takeUploads(
   orgId: string,
   field: 'image_paths' | 'model_path',
   paths: string[],
-  at: string | null,
+  use: { at: string; productId: string } | null,
 ): Promise<UploadRow[]> {
   const rows = await findUploads(db, orgId, paths);
   const byPath = new Map(rows.map((r) => [r.path, r]));
@@ -107,7 +107,7 @@ export async function takeUploads(
     return [];
   });
   if (errors.length) throw validationFailed(errors);
-  if (at) await markUploadsUsed(db, orgId, paths, at);
+  if (use) await markUploadsUsed(db, orgId, paths, use);
   return rows;
 }
 

@@ -180,6 +180,8 @@ export interface UploadsTable {
   kind: Generated<string>;
   /** when a product first used it; null: unused, swept after the retention period */
   used_at: string | null;
+  /** the product that first used it */
+  used_by: string | null;
   created_at: string;
 }
 
