@@ -71,7 +71,7 @@ export const projectsRoutes =
         config: full,
         schema: {
           tags: ['Projects'],
-          summary: 'Create a project (beyond the spec)',
+          summary: 'Create a project',
           body: Type.Object(
             { name: Type.String({ minLength: 1, maxLength: 200 }), allowed_domains: Type.Optional(Domains), org_id: Type.Optional(Type.String()) },
             { additionalProperties: false },
@@ -91,7 +91,7 @@ export const projectsRoutes =
         config: full,
         schema: {
           tags: ['Projects'],
-          summary: 'Update a project (beyond the spec)',
+          summary: 'Update a project',
           params: IdParams,
           body: Type.Object(
             { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), allowed_domains: Type.Optional(Domains) },
