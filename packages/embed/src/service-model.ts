@@ -1,6 +1,7 @@
 import { ArTracker, type ArMode } from './features/ar.js';
 import { beaconQueue, watchView, type BeaconQueue } from './features/beacons.js';
-import { loadProduct, resolveApiBase, usdzUrl, viewerSettings, type FailureReason, type PublicProduct } from './features/loading.js';
+import { loadProduct, resolveApiBase, type EmbedProduct, type FailureReason } from './features/loading.js';
+import { DesktopAr } from './features/qr.js';
 import { SHADOW_HTML } from './shadow.js';
 
 export type ServiceModelState = 'empty' | 'loading' | 'ready' | 'error';
@@ -8,7 +9,7 @@ export type ServiceModelErrorReason = FailureReason | 'model';
 
 export interface ServiceModelEventMap {
   /** the model is on screen */
-  'service-model:load': CustomEvent<{ productId: string; product: PublicProduct }>;
+  'service-model:load': CustomEvent<{ productId: string; product: EmbedProduct }>;
   'service-model:error': CustomEvent<{ productId: string | null; reason: ServiceModelErrorReason; status: number | null; message: string }>;
   'service-model:ar-start': CustomEvent<{ productId: string; mode: ArMode }>;
   'service-model:ar-end': CustomEvent<{ productId: string; mode: ArMode; durationMs: number; inferred: boolean }>;
@@ -16,8 +17,9 @@ export interface ServiceModelEventMap {
 
 /** Shoppers see a short, calm sentence; the developer's explanation goes to the console. */
 const MESSAGES: Record<ServiceModelErrorReason, string> = {
-  origin: 'This product can’t be shown on this site.',
+  origin: 'This product can’t be shown on this site (its address is not in the project’s allowed_domains).',
   not_found: 'This product isn’t available.',
+  key: 'This key is not valid. Use the project’s publishable key (pk_…).',
   unauthorized: 'This product can’t be shown right now.',
   rate_limited: 'Busy right now. Please try again.',
   network: 'Couldn’t load the product.',
@@ -31,7 +33,7 @@ const SCRIPT_URL = import.meta.url;
 
 interface Shown {
   productId: string;
-  product: PublicProduct;
+  product: EmbedProduct;
   beacons: BeaconQueue;
 }
 
@@ -43,6 +45,8 @@ interface Ui {
   message: HTMLElement;
   retry: HTMLButtonElement;
   arButton: HTMLButtonElement;
+  progress: HTMLElement;
+  desktopAr: DesktopAr;
 }
 
 export interface ServiceModelElement {
@@ -93,7 +97,7 @@ export class ServiceModelElement extends HTMLElement {
     return this.currentState;
   }
   /** The public projection once loaded. */
-  get product(): PublicProduct | null {
+  get product(): EmbedProduct | null {
     return this.current?.product ?? null;
   }
 
@@ -161,6 +165,8 @@ export class ServiceModelElement extends HTMLElement {
     root.innerHTML = SHADOW_HTML;
     const $ = <T extends HTMLElement>(selector: string) => root.querySelector(selector) as T;
     const ui: Ui = {
+      progress: $('.progress'),
+      desktopAr: new DesktopAr($('.qr-button'), $('.qr'), $('.qr .code'), () => location.href),
       frame: $('.frame'),
       viewer: $('model-viewer'),
       status: $('.status'),
@@ -172,6 +178,7 @@ export class ServiceModelElement extends HTMLElement {
     ui.retry.addEventListener('click', () => this.reload());
     ui.viewer.addEventListener('load', () => this.safely(() => this.onModelLoad()));
     ui.viewer.addEventListener('error', (event) => this.safely(() => this.onModelError(event)));
+    ui.viewer.addEventListener('progress', (event) => this.safely(() => this.onProgress(event)));
     return ui;
   }
 
@@ -181,7 +188,10 @@ export class ServiceModelElement extends HTMLElement {
     this.setAttribute('state', state);
     ui.frame.classList.toggle('has-viewer', state === 'ready' || (state === 'loading' && !!this.current));
     ui.status.hidden = state === 'ready' || (state === 'loading' && !!this.current);
-    ui.spinner.hidden = state !== 'loading';
+    ui.spinner.hidden = state !== 'loading' || !!this.current;
+    // The poster is on screen while the GLB downloads; a bar under it says how far along it is.
+    ui.progress.hidden = !(state === 'loading' && this.current);
+    if (state !== 'ready') ui.desktopAr.update(true);
     ui.message.textContent = message;
     ui.retry.hidden = !retry;
   }
@@ -205,25 +215,25 @@ export class ServiceModelElement extends HTMLElement {
     const result = await loadProduct(apiBase, productId, key, abort.signal);
     if (generation !== this.generation) return;
     if (!result.ok) return this.fail(productId, result.reason, result.status, result.message);
-    if (!result.product.model_url) return this.fail(productId, 'not_found', 200, 'The product has no model to show.');
     this.show({ productId, product: result.product, beacons: beaconQueue(apiBase, key) });
   }
 
   private show(shown: Shown) {
     const { product } = shown;
     const viewer = this.ui!.viewer;
-    const settings = viewerSettings(product);
+    const settings = product.viewer;
     const set = (name: string, value: string | number | null | undefined) =>
       value === null || value === undefined || value === '' ? viewer.removeAttribute(name) : viewer.setAttribute(name, String(value));
     this.current = shown;
     set('alt', product.title ?? 'A 3D model of the product');
-    set('poster', product.thumbnail_url);
-    // Without a server-side USDZ, model-viewer builds one for Quick Look from the GLB itself.
-    set('ios-src', usdzUrl(product));
+    set('poster', product.poster_url);
+    // The server's USDZ; without one, model-viewer builds a Quick Look file from the GLB itself.
+    set('ios-src', product.usdz_url);
     set('exposure', settings.exposure);
-    set('shadow-intensity', settings.shadow_intensity ?? 1);
+    set('shadow-intensity', settings.shadow_intensity);
     set('camera-orbit', settings.camera_orbit);
-    set('environment-image', settings.environment ?? 'neutral');
+    set('environment-image', settings.environment);
+    viewer.toggleAttribute('auto-rotate', settings.auto_rotate);
     const unchanged = viewer.src === product.model_url && (viewer as { loaded?: boolean }).loaded;
     set('src', product.model_url);
     this.setState('loading');
@@ -237,7 +247,15 @@ export class ServiceModelElement extends HTMLElement {
     const shown = this.current;
     if (!shown || this.ui!.viewer.src !== shown.product.model_url) return;
     this.setState('ready');
+    this.ui!.desktopAr.update(!!(this.ui!.viewer as { canActivateAR?: boolean }).canActivateAR);
     this.emit('service-model:load', { productId: shown.productId, product: shown.product });
+  }
+
+  private onProgress(event: Event) {
+    const total = (event as CustomEvent<{ totalProgress?: number }>).detail?.totalProgress ?? 0;
+    const percent = String(Math.round(Math.min(1, Math.max(0, total)) * 100));
+    this.ui!.progress.setAttribute('aria-valuenow', percent);
+    (this.ui!.progress.firstElementChild as HTMLElement).style.width = `${percent}%`;
   }
 
   private onModelError(event: Event) {

@@ -71,6 +71,24 @@ model-viewer {
   box-shadow: 0 1px 4px rgb(0 0 0 / 12%);
 }
 .ar-button svg { width: 18px; height: 18px; }
+.qr-button[hidden], .qr[hidden], .progress[hidden] { display: none; }
+.qr {
+  position: absolute;
+  right: 12px;
+  bottom: 56px;
+  width: 180px;
+  padding: 12px;
+  background: #fff;
+  color: #1f2328;
+  border-radius: 12px;
+  box-shadow: 0 2px 12px rgb(0 0 0 / 18%);
+  text-align: center;
+  font-size: 13px;
+}
+.qr svg { display: block; width: 100%; height: auto; }
+.qr button { margin-top: 6px; border: 0; background: none; color: inherit; text-decoration: underline; cursor: pointer; font: inherit; }
+.progress { position: absolute; left: 0; right: 0; bottom: 0; height: 3px; background: rgb(0 0 0 / 8%); }
+.progress span { display: block; height: 100%; width: 0; background: var(--service-model-accent, #1f2328); transition: width 0.2s; }
 `;
 
 /** A cube in a frame: the common "view in your space" mark, drawn here so nothing is fetched. */
@@ -89,6 +107,10 @@ export const SHADOW_HTML =
   'shadow-intensity="1" environment-image="neutral">' +
   `<button class="ar-button" part="ar-button" slot="ar-button" type="button">${AR_ICON}<span>View in your space</span></button>` +
   '</model-viewer>' +
+  `<button class="ar-button qr-button" part="qr-button" type="button" aria-expanded="false" hidden>${AR_ICON}<span>View in your space</span></button>` +
+  '<div class="qr" part="qr" role="dialog" aria-label="Open on your phone" hidden><div class="code"></div>' +
+  '<p>Scan with your phone to see it in your space.</p><button type="button">Close</button></div>' +
+  '<div class="progress" part="progress" role="progressbar" aria-label="Loading the 3D model" aria-valuemin="0" aria-valuemax="100" hidden><span></span></div>' +
   '<div class="status" part="status" role="status" aria-live="polite">' +
   '<span class="spinner" part="spinner" aria-hidden="true"></span>' +
   '<span class="message" part="message"></span>' +

@@ -36,7 +36,7 @@ describe('the demo page', { timeout: 120_000 }, () => {
     const key = await page.locator('service-model').getAttribute('publishable-key');
     expect(key).toMatch(/^pk_/);
     expect(key).not.toBe(demo.publishable_key);
-    expect(api.calls.some((c) => c.method === 'GET' && c.path === `/v1/products/${id}` && c.status === 200)).toBe(true);
+    expect(api.calls.some((c) => c.method === 'GET' && c.path === `/embed/products/${id}` && c.status === 200)).toBe(true);
     await page.context().close();
   });
 

@@ -1,35 +1,28 @@
-/** Viewer settings as the product's model record names them; the projection may carry them later. */
+/** model-viewer settings saved with the product's model, defaults filled in by the API. */
 export interface ViewerSettings {
-  exposure?: number;
-  shadow_intensity?: number;
-  camera_orbit?: string;
-  environment?: string;
+  exposure: number;
+  shadow_intensity: number;
+  camera_orbit: string | null;
+  environment: string;
+  auto_rotate: boolean;
 }
 
-/**
- * The public projection (exactly id, title, model_url, thumbnail_url, model_status today). usdz_url
- * and settings are read when present, top level or under `model`, so a richer projection works
- * without a new embed.
- */
-export interface PublicProduct {
+/** `GET /embed/products/{id}`: what the element needs to show a published product. */
+export interface EmbedProduct {
   id: string;
   title: string | null;
-  model_url: string | null;
-  thumbnail_url: string | null;
-  model_status: string;
-  usdz_url?: string | null;
-  settings?: ViewerSettings | null;
-  model?: { usdz_url?: string | null; settings?: ViewerSettings | null } | null;
+  model_url: string;
+  usdz_url: string | null;
+  poster_url: string | null;
+  dimensions: { width: number; height: number; depth: number } | null;
+  viewer: ViewerSettings;
 }
 
-export type FailureReason = 'origin' | 'not_found' | 'unauthorized' | 'rate_limited' | 'network' | 'server' | 'config';
+export type FailureReason = 'origin' | 'not_found' | 'key' | 'unauthorized' | 'rate_limited' | 'network' | 'server' | 'config';
 
 export type LoadResult =
-  | { ok: true; product: PublicProduct }
+  | { ok: true; product: EmbedProduct }
   | { ok: false; reason: FailureReason; status: number | null; message: string };
-
-export const usdzUrl = (p: PublicProduct) => p.usdz_url ?? p.model?.usdz_url ?? null;
-export const viewerSettings = (p: PublicProduct): ViewerSettings => p.settings ?? p.model?.settings ?? {};
 
 const RETRY_DELAY_MS = 1_200;
 const MAX_RETRY_AFTER_MS = 10_000;
@@ -57,19 +50,20 @@ async function apiReachable(apiBase: string, signal: AbortSignal): Promise<boole
   }
 }
 
-async function errorReason(res: Response): Promise<string | null> {
+async function errorBody(res: Response): Promise<{ message?: string; details?: { reason?: string } } | undefined> {
   try {
-    const body = (await res.json()) as { error?: { details?: { reason?: string } } };
-    return body.error?.details?.reason ?? null;
+    return ((await res.json()) as { error?: { message?: string; details?: { reason?: string } } }).error;
   } catch {
-    return null;
+    return undefined;
   }
 }
+const errorReason = async (res: Response) => (await errorBody(res))?.details?.reason ?? null;
+const errorMessage = async (res: Response) => (await errorBody(res))?.message ?? `HTTP ${res.status}`;
 
 async function attempt(apiBase: string, productId: string, key: string, signal: AbortSignal): Promise<LoadResult & { retryAfterMs?: number }> {
   let res: Response;
   try {
-    res = await fetch(`${apiBase}/v1/products/${encodeURIComponent(productId)}`, {
+    res = await fetch(`${apiBase}/embed/products/${encodeURIComponent(productId)}`, {
       headers: { Authorization: `Bearer ${key}`, Accept: 'application/json' },
       credentials: 'omit',
       signal,
@@ -87,16 +81,17 @@ async function attempt(apiBase: string, productId: string, key: string, signal: 
     return { ok: false, reason: 'network', status: null, message: `The API at ${apiBase} could not be reached.` };
   }
   if (res.ok) {
-    const product = (await res.json().catch(() => null)) as PublicProduct | null;
+    const product = (await res.json().catch(() => null)) as EmbedProduct | null;
     if (!product || typeof product.id !== 'string') return { ok: false, reason: 'server', status: res.status, message: 'The API sent an unreadable product.' };
     return { ok: true, product };
   }
   const status = res.status;
   if (status === 404) return { ok: false, reason: 'not_found', status, message: `Product ${productId} is not published, has no ready model, or does not exist.` };
-  if (status === 401) return { ok: false, reason: 'unauthorized', status, message: 'The publishable key is invalid or revoked.' };
+  // A 401 is readable from any origin: the key is unknown, revoked, or a secret key that must not be in a page.
+  if (status === 401) return { ok: false, reason: 'key', status, message: `The publishable-key attribute is not a valid publishable key (unknown, revoked, or a secret key): ${await errorMessage(res)}` };
   if (status === 403) {
     const why = await errorReason(res);
-    if (why === 'origin') return { ok: false, reason: 'origin', status, message: `This page's origin (${location.origin}) is not in the project's allowed_domains.` };
+    if (why === 'origin') return { ok: false, reason: 'origin', status, message: `This page's origin (${location.origin}) is not in the project's allowed_domains; add it there.` };
     return { ok: false, reason: 'unauthorized', status, message: 'The key may not read this product.' };
   }
   if (status === 429) {

@@ -17,7 +17,12 @@ export interface PageLoadArgs {
   size: number;
   fovDeg: number;
   /** Share of the frame's half-height the bounding sphere's silhouette should span. */
-  fill: number;
+  fill: number;  /**
+   * Light with a studio environment (three's RoomEnvironment, as the embed's model-viewer "neutral" lighting
+   * is) instead of lights alone: metals then reflect as they do in the viewer. Slow under SwiftShader (the
+   * image-based-lighting shader compiles per material), so it is for single posters, not turntables.
+   */
+  environment?: boolean;
 }
 
 /** What `window.plinthPage.load` resolves to, for logging and sanity checks. */
@@ -39,6 +44,7 @@ const PAGE_SCRIPT = String.raw`
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
+import { RoomEnvironment } from 'three/addons/environments/RoomEnvironment.js';
 
 let renderer = null;
 let scene = null;
@@ -46,7 +52,7 @@ let camera = null;
 let sphere = null;
 let distance = 0;
 
-async function load({ size, fovDeg, fill }) {
+async function load({ size, fovDeg, fill, environment }) {
   try {
     renderer = new THREE.WebGLRenderer({ alpha: true, antialias: true, preserveDrawingBuffer: true });
   } catch (err) {
@@ -71,12 +77,18 @@ async function load({ size, fovDeg, fill }) {
   // A sky/ground hemisphere stands in for a soft studio tent; the directional
   // lights ride on the camera so every azimuth is lit the same way and the views
   // compare like for like.
-  scene.add(new THREE.HemisphereLight(0xffffff, 0x8a8a8a, 1.6));
+  if (environment) {
+    const pmrem = new THREE.PMREMGenerator(renderer);
+    scene.environment = pmrem.fromScene(new RoomEnvironment(), 0.04).texture;
+    pmrem.dispose();
+  } else {
+    scene.add(new THREE.HemisphereLight(0xffffff, 0x8a8a8a, 1.6));
+  }
   camera = new THREE.PerspectiveCamera(fovDeg, 1, 0.01, 100);
   // Positions are camera-relative (x right, y up, +z behind the camera) and each
   // light aims at the camera's origin, so only their direction matters: key from
   // upper right, fill from the left, rim from above and behind the model.
-  for (const [intensity, x, y, z] of [[1.8, 1, 1.4, 1.2], [0.6, -1.2, 0.3, 0.8], [0.8, -0.4, 1, -1.2]]) {
+  for (const [intensity, x, y, z] of environment ? [] : [[1.8, 1, 1.4, 1.2], [0.6, -1.2, 0.3, 0.8], [0.8, -0.4, 1, -1.2]]) {
     const light = new THREE.DirectionalLight(0xffffff, intensity);
     light.position.set(x, y, z);
     light.target = camera;

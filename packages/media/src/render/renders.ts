@@ -22,6 +22,8 @@ export interface RenderOptions {
   elevationDeg?: number;
   /** Whole call, launch included. Default 120000. */
   timeoutMs?: number;
+  /** Studio environment lighting, as the embed's viewer uses: for a poster that must look like the live model. Default false. */
+  environment?: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ interface Resolved {
   size: number;
   elevationDeg: number;
   timeoutMs: number;
+  environment: boolean;
 }
 
 function resolveOptions(opts: RenderOptions): Resolved {
@@ -65,6 +68,7 @@ function resolveOptions(opts: RenderOptions): Resolved {
     size: opts.size ?? 2048,
     elevationDeg: opts.elevationDeg ?? 15,
     timeoutMs: opts.timeoutMs ?? 120_000,
+    environment: opts.environment === true,
   };
   if (!r.chromiumPath) throw new Error('renderTurntable: chromiumPath is required');
   if (!Number.isInteger(r.views) || r.views < 1 || r.views > MAX_VIEWS) {
@@ -149,7 +153,7 @@ async function drawViews(server: BrowserServer, glb: Buffer, o: Resolved): Promi
     const ready = await page.evaluate(() => Boolean((window as unknown as PlinthWindow).plinthPage));
     if (!ready) throw new Error(`render page failed to start: ${pageErrors.join('; ') || 'unknown error'}`);
 
-    const args: PageLoadArgs = { size: o.size, fovDeg: FOV_DEG, fill: FILL };
+    const args: PageLoadArgs = { size: o.size, fovDeg: FOV_DEG, fill: FILL, environment: o.environment };
     try {
       await page.evaluate((a) => (window as unknown as PlinthWindow).plinthPage!.load(a), args);
     } catch (err) {

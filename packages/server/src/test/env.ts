@@ -58,6 +58,8 @@ export async function testEnv(extra: Record<string, string> = {}): Promise<{
     PLINTH_SECRET: 'test-secret-0123456789abcdef',
     LOG_LEVEL: 'silent',
     PLINTH_JOB_POLL_MS: '20',
+    // System tools (ffmpeg, chromium, colmap) are found on PATH, as in a real start.
+    PATH: process.env.PATH ?? '',
   };
   let drop = async () => {};
   if (TEST_BACKEND === 'postgres') {

@@ -52,7 +52,7 @@ async function heightOf(glb: Buffer): Promise<number> {
 
 describe('generation end to end', () => {
   it('image URLs become a ready generated model that passes the validator, with USDZ', async () => {
-    const created = await quoteAndCommit(t, t.org.secret_key, { image_urls: [0, 1, 2, 3].map((i) => web.url(`/view-${i}.jpg`)) });
+    const created = await quoteAndCommit(t, t.org.secret_key, { image_urls: [0, 1, 2, 3].map((i) => web.url(`/view-${i}.jpg`)), capture: { kind: 'turntable' } });
     const p = await settledModel(created.id);
     expect(p.model_status, JSON.stringify(p.error)).toBe('ready');
     expect(p.model.origin).toBe('generated');
@@ -64,7 +64,7 @@ describe('generation end to end', () => {
   });
 
   it('a generated video becomes a ready model', async () => {
-    const created = await quoteAndCommit(t, t.org.secret_key, { video_url: web.url('/spin.mp4') });
+    const created = await quoteAndCommit(t, t.org.secret_key, { video_url: web.url('/spin.mp4'), capture: { kind: 'turntable' } });
     const p = await settledModel(created.id);
     expect(p.model_status, JSON.stringify(p.error)).toBe('ready');
     expect(p.images.length).toBeGreaterThanOrEqual(12);
@@ -74,7 +74,8 @@ describe('generation end to end', () => {
     const imported = await t.app.inject({ method: 'POST', url: '/v1/products', headers: bearer(t.org.secret_key), payload: { model_url: web.url('/box.glb') } });
     const p = await settledModel(imported.json().id);
     expect(p.model_status).toBe('ready');
-    expect(p.thumbnail_url).toBeNull();
+    // An import renders its own poster, free, which stays the thumbnail when renders are ordered later.
+    expect(p.thumbnail_url).toMatch(/\.poster\.webp$/);
     const quote = await t.app.inject({ method: 'POST', url: `/v1/products/${p.id}/order`, headers: bearer(t.org.secret_key) });
     expect(quote.json().operation).toBe('order_renders');
     const commit = await t.app.inject({ method: 'POST', url: '/v1/products', headers: bearer(t.org.secret_key), payload: { resume_token: quote.json().resume_token } });

@@ -207,11 +207,15 @@ export async function modelGenerating(deps: LifecycleDeps, trx: Executor, p: Pro
   });
 }
 
-/** A model (imported, generated or a replacement) is stored and becomes the product's model. */
-export async function modelReady(deps: LifecycleDeps, trx: Executor, p: ProductRecord, model: StoredModel): Promise<boolean> {
+/**
+ * A model (imported, generated or a replacement) is stored and becomes the product's model. An import's
+ * poster render becomes the thumbnail of a product that has none (a model-only product).
+ */
+export async function modelReady(deps: LifecycleDeps, trx: Executor, p: ProductRecord, model: StoredModel, posterKey: string | null = null): Promise<boolean> {
   const at = now(deps);
   const ok = await transition(trx, p, { model: 'ready', ...(model.origin === 'imported' && { analysis: 'done' as const }) }, {
     model: JSON.stringify(model),
+    ...(posterKey && !p.thumbnailKey && { thumbnail_key: posterKey }),
     progress: 100,
     step: 'done',
     error: null,

@@ -1,0 +1,34 @@
+import sharp from 'sharp';
+import type { Deps } from '../../deps.js';
+import { browserAssetKey } from '../../platform/storage/names.js';
+import { toolCapability } from '../../platform/tools.js';
+import type { ProductRecord } from '../products/products.types.js';
+
+/** Big enough for a retina embed a few hundred pixels wide; one view renders in seconds on a CPU. */
+const POSTER_SIZE = 1024;
+const POSTER_TIMEOUT_MS = 90_000;
+
+/**
+ * One render of an imported model, from the viewer's default camera (front, slightly above), to stand as the
+ * product's thumbnail and the embed's poster until the model has loaded. Free: it is part of the import.
+ * Best effort: without Chromium, or if the render fails, the import still succeeds without a poster.
+ */
+export async function renderPoster(deps: Pick<Deps, 'config' | 'storage' | 'logger' | 'media'>, product: ProductRecord, glb: Uint8Array): Promise<string | null> {
+  if (!(await toolCapability(deps.config.tools, 'chromium')).available) {
+    deps.logger.warn({ productId: product.id }, 'no poster for the imported model: chromium is not installed (see PLINTH_CHROMIUM_PATH)');
+    return null;
+  }
+  try {
+    const [png] = await deps.media.run('render.turntable', {
+      glb: Buffer.from(glb),
+      options: { chromiumPath: deps.config.tools.chromium, views: 1, size: POSTER_SIZE, timeoutMs: POSTER_TIMEOUT_MS, environment: true },
+    });
+    const webp = await sharp(png).webp({ quality: 86, alphaQuality: 90 }).toBuffer();
+    const key = browserAssetKey(product, '.poster.webp');
+    await deps.storage.put(key, webp, { contentType: 'image/webp' });
+    return key;
+  } catch (err) {
+    deps.logger.warn({ err, productId: product.id }, 'no poster for the imported model: the render failed');
+    return null;
+  }
+}
