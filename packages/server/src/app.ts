@@ -50,6 +50,19 @@ function validators() {
     (httpPart === 'body' ? body : url).compile(schema) as never;
 }
 
+/**
+ * The reference UI's policy with its script hashes kept, framing refused, and no upgrade-insecure-requests
+ * (which would break /docs on a plain-HTTP local install).
+ */
+function docsPolicy(header: string): string {
+  return header
+    .split(';')
+    .map((d) => d.trim())
+    .filter((d) => d && d !== 'upgrade-insecure-requests')
+    .map((d) => (d.startsWith('frame-ancestors') ? "frame-ancestors 'none'" : d))
+    .join('; ');
+}
+
 /** Unique across processes (random prefix per app) and cheap per request (a counter). */
 function requestIds() {
   const prefix = randomBytes(6).toString('base64url');
@@ -117,7 +130,14 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     },
     transform: documentDefaults,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { docExpansion: 'list' },
+    // The UI's own scripts by hash, nothing inline or remote; and never in a frame.
+    staticCSP: true,
+    transformStaticCSP: docsPolicy,
+    uiHooks: { onRequest: (_request, reply, done) => (reply.header('X-Frame-Options', 'DENY').header('X-Content-Type-Options', 'nosniff'), done()) },
+  });
   app.get('/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
   registerSameOriginGuard(app, deps.config.publicUrl);

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
+import { contentSecurityPolicy, setPageSecurityHeaders, VIEWER_SOURCES } from '../../http/security-headers.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { sendError } from '../../http/error-handler.js';
 import { demoNotFoundHtml, demoPageHtml } from './demo.page.js';
@@ -71,7 +72,17 @@ export const embedRoutes =
       return sendBundle(request, reply, VERSIONED_CACHE);
     });
 
+    // The page runs /embed.js only; models, textures and posters come from this API or its storage.
+    const assetOrigins = [...new Set([new URL(deps.config.publicUrl).origin, new URL(deps.storage.publicUrl('x')).origin])];
+    const demoCsp = contentSecurityPolicy({
+      ...VIEWER_SOURCES,
+      'script-src': [...VIEWER_SOURCES['script-src'], ...assetOrigins],
+      'img-src': [...VIEWER_SOURCES['img-src'], ...assetOrigins],
+      'connect-src': [...VIEWER_SOURCES['connect-src'], ...assetOrigins],
+    });
+
     app.get('/demo/:productId', { config: pub, schema: hidden }, async (request, reply) => {
+      setPageSecurityHeaders(reply, demoCsp);
       const { productId } = request.params as { productId: string };
       const page = productId.length <= 100 ? await demo.page(productId) : null;
       reply.header('Cache-Control', 'no-store');
