@@ -7,20 +7,9 @@ import { addMember, bootstrap, PLANS, type Plan } from './modules/orgs/orgs.serv
 import { organizationCount } from './modules/orgs/orgs.repo.js';
 import { MODULE_MIGRATIONS } from './migrations.js';
 import { openDatabase } from './platform/db/index.js';
-
-const USAGE = `Usage: plinth <command> [options]
-
-Commands:
-  serve [--no-worker]   run the API (and, unless --no-worker, the worker in the same process)
-  worker                run only the background worker
-  migrate               apply database migrations and exit
-  bootstrap --org NAME --email EMAIL [--password P] [--plan none|trial|active]
-            [--credits N] [--active-product-cap N] [--allowed-domain ORIGIN]... [--json]
-                        create an organization, its owner, a project and one key of each type
-  member --org-id ORG --email EMAIL [--password P] [--role owner|admin|member] [--json]
-                        add a user to an organization (beyond DESIGN: for role tests and teams)
-
-Configuration comes from the environment; see README.md.`;
+import { COMMAND_HELP, USAGE, wantsHelp } from './cli-help.js';
+import { ensurePortFree, isPortBusy, PortBusyError } from './port-check.js';
+import { VERSION } from './version.js';
 
 class UsageError extends Error {}
 
@@ -54,7 +43,9 @@ function onShutdown(stop: () => Promise<void>, logger: Deps['logger']) {
 }
 
 async function serve(config: Readonly<Config>, withWorker: boolean) {
-  const logger = createLogger(config.logLevel);
+  // Before anything is created or printed: a busy port must not cost the one-time keys.
+  await ensurePortFree(config.host, config.port);
+  const logger = createLogger(config.logLevel, process.stdout.isTTY === true);
   const deps = await createDeps(config, logger);
   if ((await organizationCount(deps.database.db)) === 0) {
     const origin = new URL(config.publicUrl).origin;
@@ -85,7 +76,9 @@ async function serve(config: Readonly<Config>, withWorker: boolean) {
     registerJobHandlers(deps);
     await deps.jobs.start();
   }
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch((err: unknown) => {
+    throw isPortBusy(err) ? new PortBusyError(config.port, config.host, err.code!) : err;
+  });
   process.stdout.write(`Plinth dashboard: ${config.publicUrl}/  (sign in with your email and password)\n`);
   logger.info({ url: config.publicUrl, worker: withWorker, database: deps.database.kind, storage: deps.storage.kind }, 'plinth is serving');
   onShutdown(async () => {
@@ -95,7 +88,7 @@ async function serve(config: Readonly<Config>, withWorker: boolean) {
 }
 
 async function worker(config: Readonly<Config>) {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, process.stdout.isTTY === true);
   const deps = await createDeps(config, logger);
   const { registerJobHandlers } = await import('./worker.js');
   registerJobHandlers(deps);
@@ -183,11 +176,46 @@ async function memberCommand(config: Readonly<Config>, args: string[]) {
   process.stdout.write(values.json ? JSON.stringify(result) + '\n' : `user ${result.user_id}\n`);
 }
 
+async function creditsCommand(config: Readonly<Config>, args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: { 'org-id': { type: 'string' }, add: { type: 'string' }, reason: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  const orgId = values['org-id'] ?? fail('--org-id is required');
+  const add = values.add === undefined ? undefined : Number(values.add);
+  if (add !== undefined && (!Number.isInteger(add) || add < 1 || add > 1_000_000_000)) fail('--add must be a whole number from 1 to 1000000000');
+  if (values.reason !== undefined && add === undefined) fail('--reason goes with --add');
+  const { creditStatement, grantCredits } = await import('./modules/orgs/credits.service.js');
+  const { AppError } = await import('./http/errors.js');
+  try {
+    if (add !== undefined) {
+      const granted = await withDeps(config, (deps) => grantCredits(deps, { orgId, amount: add, reason: values.reason }));
+      process.stdout.write(values.json ? JSON.stringify(granted) + '\n' : `added ${granted.added} credits to ${orgId}; balance ${granted.balance}\n`);
+      return;
+    }
+    const statement = await withDeps(config, (deps) => creditStatement(deps, orgId));
+    if (values.json) return void process.stdout.write(JSON.stringify(statement) + '\n');
+    const lines = statement.entries.map((e) => `  ${e.created_at}  ${(e.delta > 0 ? '+' : '') + e.delta}`.padEnd(36) + `  → ${e.balance_after}`.padEnd(12) + `  ${e.reason}${e.ref ? ` (${e.ref})` : ''}`);
+    process.stdout.write(`${orgId}: ${statement.balance} credits\n${lines.length ? `last entries:\n${lines.join('\n')}\n` : 'no ledger entries\n'}`);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found') fail(`no organization ${orgId}`);
+    throw err;
+  }
+}
+
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const [command, ...rest] = argv;
   try {
-    if (!command || command === '--help' || command === 'help') {
+    if (!command || command === '--help' || command === '-h' || command === 'help') {
       process.stdout.write(USAGE + '\n');
+      return;
+    }
+    if (command === '--version' || command === '-v' || command === 'version') {
+      process.stdout.write(`plinth ${VERSION}\n`);
+      return;
+    }
+    if (COMMAND_HELP[command] && wantsHelp(rest)) {
+      process.stdout.write(COMMAND_HELP[command] + '\n');
       return;
     }
     const config = loadConfig(env);
@@ -204,12 +232,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
         return await bootstrapCommand(config, rest);
       case 'member':
         return await memberCommand(config, rest);
+      case 'credits':
+        return await creditsCommand(config, rest);
       default:
         fail(`unknown command "${command}"`);
     }
   } catch (err) {
+    if (err instanceof PortBusyError) {
+      process.stderr.write(`plinth: ${err.message}\n`);
+      process.exitCode = 1;
+      return;
+    }
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`plinth: ${(err as Error).message}\n\n${USAGE}\n`);
+      process.stderr.write(`plinth: ${(err as Error).message}\n\n${(command && COMMAND_HELP[command]) || USAGE}\n`);
       process.exitCode = 2;
       return;
     }
