@@ -18,3 +18,13 @@ export const statusTone = (s: string): Tone => (s === 'published' ? 'ok' : s ===
 export const modelTone = (s: string): Tone => (s === 'ready' ? 'ok' : s === 'failed' ? 'bad' : s === 'none' ? 'muted' : 'busy');
 
 export const reviewTone = (s: string): Tone => (s === 'accepted' ? 'ok' : s === 'rejected' ? 'bad' : 'muted');
+
+const MODEL_LABELS: Record<string, string> = {
+  none: 'no 3D model',
+  queued: '3D queued',
+  generating: '3D generating',
+  ready: '3D ready',
+  failed: '3D failed',
+};
+
+export const modelLabel = (s: string) => MODEL_LABELS[s] ?? `3D ${s}`;

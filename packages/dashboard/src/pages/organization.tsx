@@ -52,24 +52,24 @@ function CreditsCard() {
                 <thead>
                   <tr>
                     <th scope="col">When</th>
-                    <th scope="col">Reason</th>
                     <th scope="col" className="num">
                       Change
                     </th>
                     <th scope="col" className="num">
                       Balance
                     </th>
+                    <th scope="col">Reason</th>
                   </tr>
                 </thead>
                 <tbody>
                   {credits.data.ledger.data.map((e) => (
                     <tr key={e.id}>
                       <td className="small">{when(e.created_at)}</td>
+                      <td className={`num ${e.delta < 0 ? 'bad-text' : 'ok-text'}`}>{e.delta > 0 ? `+${e.delta}` : e.delta}</td>
+                      <td className="num">{e.balance_after}</td>
                       <td>
                         {e.reason} {e.ref && <span className="muted small mono">{e.ref}</span>}
                       </td>
-                      <td className={`num ${e.delta < 0 ? 'bad-text' : 'ok-text'}`}>{e.delta > 0 ? `+${e.delta}` : e.delta}</td>
-                      <td className="num">{e.balance_after}</td>
                     </tr>
                   ))}
                 </tbody>

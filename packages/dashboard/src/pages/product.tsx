@@ -7,7 +7,7 @@ import { IN_FLIGHT, type ImageSettings, type Product, type ProductImage, type Qu
 import { CopyButton } from '../components/copy-button';
 import { ModelViewer } from '../components/model-viewer';
 import { Badge, ErrorBox, Loading, Progress } from '../components/states';
-import { modelTone, reviewTone, stepLabel, statusTone } from '../components/status';
+import { modelLabel, modelTone, reviewTone, stepLabel, statusTone } from '../components/status';
 
 const DEFAULTS: Required<Pick<ImageSettings, 'background' | 'shadow' | 'padding'>> = { background: '#ffffff', shadow: 'soft', padding: 0.08 };
 
@@ -47,7 +47,7 @@ function ProductView({ product: p }: { product: Product }) {
           <h1>{p.title || p.custom_id || p.id}</h1>
           <div className="badges">
             <Badge tone={statusTone(p.status)}>{p.status}</Badge>
-            <Badge tone={modelTone(p.model_status)}>3D {p.model_status}</Badge>
+            <Badge tone={modelTone(p.model_status)}>{modelLabel(p.model_status)}</Badge>
             <span className="muted small mono">{p.id}</span>
           </div>
         </div>
@@ -88,9 +88,20 @@ function PublishButton({ product: p }: { product: Product }) {
   const refused = m.data?.refused[0];
   return (
     <div className="publish">
-      <button type="button" className={`btn ${published ? '' : 'primary'}`} disabled={m.isPending} onClick={() => m.mutate()}>
+      <button
+        type="button"
+        className={`btn ${published ? '' : 'primary'}`}
+        disabled={m.isPending || (!published && p.model_status !== 'ready')}
+        aria-describedby={!published && p.model_status !== 'ready' ? 'publish-hint' : undefined}
+        onClick={() => m.mutate()}
+      >
         {published ? 'Unpublish' : 'Publish'}
       </button>
+      {!published && p.model_status !== 'ready' && (
+        <p id="publish-hint" className="small muted">
+          Publishing needs a ready 3D model.
+        </p>
+      )}
       {refused && (
         <p className="small bad-text" role="alert">
           {refused.reason === 'model_not_ready' ? 'Publishing needs a ready 3D model.' : `Refused: ${refused.reason}`}

@@ -6,7 +6,7 @@ import { useSession } from '../api/session';
 import { IN_FLIGHT, type List, type Product } from '../api/types';
 import { AddProducts } from '../components/add-products';
 import { Badge, Empty, ErrorBox, Loading, Pager, Progress } from '../components/states';
-import { modelTone, stepLabel, statusTone } from '../components/status';
+import { modelLabel, modelTone, stepLabel, statusTone } from '../components/status';
 
 const LIMIT = 24;
 
@@ -131,7 +131,7 @@ function ProductCard({ product: p }: { product: Product }) {
       </Link>
       <div className="badges">
         <Badge tone={statusTone(p.status)}>{p.status}</Badge>
-        <Badge tone={modelTone(p.model_status)}>3D {p.model_status}</Badge>
+        <Badge tone={modelTone(p.model_status)}>{modelLabel(p.model_status)}</Badge>
       </div>
       {busy && (
         <div className="card-progress">

@@ -53,7 +53,8 @@ export function createBuiltinGenerator(): Generator {
         ...result,
         quality: {
           method: result.method === 'relief_card' ? 'relief_card' : 'turntable_hull',
-          pose_source: resolved.azimuthsDeg || views.some((v) => v.azimuthDeg !== undefined) ? 'given' : 'assumed',
+          // Per-view angles are the caller's slots (equal steps); only angles the shop stated count as given.
+          pose_source: resolved.azimuthsDeg ? 'given' : 'assumed',
           views_used: usable.length,
           views_total: views.length,
           // Orthographic turntable views are not checked against the photos; only posed models are.

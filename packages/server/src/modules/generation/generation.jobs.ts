@@ -10,7 +10,9 @@ import { InputRejected } from '../ingest/input-rejected.js';
 import { imagesFailed, isModelInFlight, modelFailed, modelGenerating, modelReady, rendersReady, reportProgress } from '../products/products.lifecycle.js';
 import { loadProduct } from '../products/products.repo.js';
 import type { ProductRecord } from '../products/products.types.js';
+import type { ModelQualityRecord } from '../products/products.types.js';
 import { createGenerator } from './generation.service.js';
+import type { GenerateHints } from '@plinth/media';
 import { MediaError, processImage, processModelBuffer, renderTurntable, type Generator, type GeneratorView } from '@plinth/media';
 
 /** Generation and renders get one retry; the second failure is final and refunds. */
@@ -57,11 +59,44 @@ async function loadViews(deps: Deps, product: ProductRecord): Promise<GeneratorV
   );
 }
 
+/**
+ * What the product's source says about the capture, as generator hints. `auto` (the default) and
+ * `walkaround` recover the cameras with COLMAP, so they need it installed; `turntable` does not.
+ */
+async function generationHints(deps: Deps, product: ProductRecord): Promise<GenerateHints> {
+  const capture = product.source.capture ?? { kind: 'auto' as const };
+  const hints: GenerateHints = { triangleBudget: deps.config.generator.triangleBudget, capture: capture.kind };
+  if (product.source.dimensions) {
+    hints.dimensions = product.source.dimensions;
+    if (product.source.dimensions.height) hints.heightMetres = product.source.dimensions.height;
+  }
+  if (capture.kind === 'turntable') {
+    if (capture.azimuths_deg) hints.azimuthsDeg = capture.azimuths_deg;
+    if (capture.elevation_deg !== undefined) hints.elevationDeg = capture.elevation_deg;
+  } else if (deps.config.generator.kind === 'builtin') {
+    hints.colmapPath = await requireTool(deps.config.tools, 'colmap');
+    // Frames of one video overlap their neighbours: sequential matching.
+    hints.sequence = product.source.kind === 'video_url';
+  }
+  return hints;
+}
+
+/** A hosted generator's model: nothing checked here, its views are the photos sent. */
+const externalQuality = (views: number): ModelQualityRecord => ({
+  method: 'external',
+  pose_source: null,
+  views_used: views,
+  views_total: views,
+  silhouette_iou: null,
+  largest_piece: null,
+  scale_source: 'assumed',
+});
+
 async function generate(deps: Deps, generator: Generator, product: ProductRecord) {
   if (!(await modelGenerating(deps, deps.database.db, product))) return;
   const views = await loadViews(deps, product);
   if (!views.length) throw new InputRejected('no_usable_views', 'No usable image to build a model from (all were rejected or failed analysis).');
-  const result = await generator.generate(views, { triangleBudget: deps.config.generator.triangleBudget }, (percent, step) =>
+  const result = await generator.generate(views, await generationHints(deps, product), (percent, step) =>
     reportProgress(deps, product.id, 5 + percent * 0.85, step),
   );
   await reportProgress(deps, product.id, 92, 'writing_model');
@@ -69,7 +104,9 @@ async function generate(deps: Deps, generator: Generator, product: ProductRecord
   const keys = await storeModel(deps, product, model);
   await inTransaction(deps.database.db, async (trx) => {
     const current = await loadProduct(trx, product.id);
-    if (current?.modelStatus === 'generating') await modelReady(deps, trx, current, storedModel(keys, model, current.model, 'generated'));
+    if (current?.modelStatus === 'generating') {
+      await modelReady(deps, trx, current, { ...storedModel(keys, model, current.model, 'generated'), quality: result.quality ?? externalQuality(views.length) });
+    }
   });
 }
 

@@ -33,6 +33,8 @@ export interface CreateBody {
   tags?: string[];
   org_id?: string;
   generate_model?: boolean;
+  capture?: CreateInput['capture'];
+  dimensions?: CreateInput['dimensions'];
 }
 
 export interface QuoteJson {
@@ -101,6 +103,8 @@ function normalisedInput(body: CreateBody, field: (typeof SOURCE_FIELDS)[number]
   if (body.title !== undefined) input.title = body.title;
   if (body.custom_id !== undefined) input.custom_id = body.custom_id;
   if (body.tags !== undefined) input.tags = normaliseTags(body.tags);
+  if (body.capture !== undefined) input.capture = body.capture;
+  if (body.dimensions !== undefined) input.dimensions = body.dimensions;
   return input;
 }
 
@@ -217,6 +221,9 @@ async function commit(deps: Deps, principal: Principal, body: CreateBody, effect
         : input.video_url
           ? { kind: 'video_url', video_url: input.video_url }
           : { kind: 'source_url', source_url: input.source_url! };
+    // How the photos were taken and the real size travel with the source, for the generation job.
+    if (input.capture) source.capture = input.capture;
+    if (input.dimensions) source.dimensions = input.dimensions;
     return withEffect(trx, await writeNewProduct(deps, trx, { productId, orgId, source, input, credits: payload.credits, at }), effect);
   });
 }

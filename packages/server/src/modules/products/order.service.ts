@@ -11,8 +11,8 @@ import type { QuotePayload } from '../quotes/quote-token.js';
 import { quote, type QuoteJson } from './create.service.js';
 import { generateModelJob, renderImagesJob } from '../generation/generation.jobs.js';
 import { modelQueued, rendersOrdered } from './products.lifecycle.js';
-import { findProduct } from './products.repo.js';
-import type { ProductRecord } from './products.types.js';
+import { findProduct, updateProductRow } from './products.repo.js';
+import type { CaptureInput, ProductRecord } from './products.types.js';
 
 type OrderReason = 'no_analysis' | 'generating' | 'images_ordered' | 'model_exists' | 'model_failed';
 
@@ -44,11 +44,18 @@ export function orderFor(p: ProductRecord): 'order_model' | 'order_renders' {
   refuse('no_analysis');
 }
 
-export async function orderQuote(deps: Deps, principal: Principal, productId: string): Promise<QuoteJson> {
+export async function orderQuote(deps: Deps, principal: Principal, productId: string, body: CaptureInput = {}): Promise<QuoteJson> {
   const product = await findProduct(deps.database.db, productId, principal.orgIds);
   if (!product) throw notFound('product');
   const op = orderFor(product);
-  return quote(deps, product.orgId, op, { product_id: product.id }, product.id);
+  const input: Record<string, unknown> = { product_id: product.id };
+  if (op === 'order_model') {
+    // The estimate scales with the photos a model is built from.
+    input.views = product.images.filter((i) => i.storageKey !== null && i.origin !== 'rendered').length;
+    if (body.capture) input.capture = body.capture;
+    if (body.dimensions) input.dimensions = body.dimensions;
+  }
+  return quote(deps, product.orgId, op, input, product.id);
 }
 
 type OrgRow = Selectable<DB['organizations']>;
@@ -73,6 +80,12 @@ export async function commitOrder(
     if (left === null) assertCredits(0, payload.credits);
   }
   if (op === 'order_model') {
+    const { capture, dimensions } = payload.input as CaptureInput;
+    // The order's capture and size join the source, where the generation job reads them.
+    if (capture || dimensions) {
+      const source = { ...product.source, ...(capture && { capture }), ...(dimensions && { dimensions }) };
+      await updateProductRow(trx, product.id, { source: JSON.stringify(source) });
+    }
     await modelQueued(deps, trx, product);
     await deps.jobs.enqueue(trx, generateModelJob, { product_id: product.id, credits: payload.credits });
   } else {

@@ -1,6 +1,6 @@
 import { isBrowserAssetKey } from '../../platform/storage/names.js';
 import type { BlobStore } from '../../platform/storage/types.js';
-import type { ImageRecord, ProductRecord } from './products.types.js';
+import type { ImageRecord, ModelQualityRecord, ProductRecord } from './products.types.js';
 
 /** Asset URLs are built at read time, so a PUBLIC_URL change never leaves stale URLs in the database. */
 export function imageJson(i: ImageRecord, storage: BlobStore) {
@@ -20,6 +20,17 @@ export function imageJson(i: ImageRecord, storage: BlobStore) {
     updated_at: i.updatedAt,
   };
 }
+
+/** Every imported model's quality: nothing was generated, its size is the file's. */
+const IMPORTED_QUALITY: ModelQualityRecord = {
+  method: 'imported',
+  pose_source: null,
+  views_used: 0,
+  views_total: 0,
+  silhouette_iou: null,
+  largest_piece: null,
+  scale_source: 'file',
+};
 
 export function modelUrl(p: ProductRecord, storage: BlobStore): string | null {
   return p.model && p.modelStatus === 'ready' ? storage.publicUrl(p.model.glbKey) : null;
@@ -50,6 +61,7 @@ export function productJson(p: ProductRecord, storage: BlobStore) {
           bytes: m.bytes,
           settings: m.settings,
           origin: m.origin,
+          quality: m.quality ?? (m.origin === 'imported' ? IMPORTED_QUALITY : null),
         }
       : null,
     analysis_status: p.analysis,

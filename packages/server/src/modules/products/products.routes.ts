@@ -10,7 +10,9 @@ import { createProduct } from './create.service.js';
 import { orderQuote } from './order.service.js';
 import { productJson, publicProjection } from './products.json.js';
 import {
+  CaptureSchema,
   CreateBodySchema,
+  DimensionsInputSchema,
   CustomId,
   ListQuerySchema,
   ProductSchema,
@@ -221,9 +223,10 @@ export const productsRoutes =
           summary: 'Order the missing half (a model, or renders)',
           description: 'Answers a quote; commit it with POST /v1/products {resume_token}. 409 details.reason: no_analysis, generating, images_ordered, model_exists, model_failed.',
           params: IdParams,
+          body: Type.Optional(Type.Object({ capture: Type.Optional(CaptureSchema), dimensions: Type.Optional(DimensionsInputSchema) }, { additionalProperties: false })),
           response: { 200: QuoteSchema, ...ErrorResponses },
         },
       },
-      async (request) => orderQuote(deps, request.principal, request.params.id),
+      async (request) => orderQuote(deps, request.principal, request.params.id, request.body ?? {}),
     );
   };

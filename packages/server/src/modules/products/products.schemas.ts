@@ -32,6 +32,37 @@ export const ImageSchema = Type.Object(
 
 const Dimensions = Type.Object({ width: Type.Number(), height: Type.Number(), depth: Type.Number() }, { description: 'metres' });
 
+const Metres = Type.Number({ exclusiveMinimum: 0, maximum: 100 });
+
+export const CaptureSchema = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('auto'), Type.Literal('turntable'), Type.Literal('walkaround')], {
+      description: 'auto (default): cameras recovered from the photos; turntable: given or equal angles; walkaround: recovered, photos taken around the product',
+    }),
+    azimuths_deg: Type.Optional(Type.Array(Type.Number({ minimum: -3600, maximum: 3600 }), { minItems: 1, maxItems: 200, description: 'turntable: one angle per image, in order' })),
+    elevation_deg: Type.Optional(Type.Number({ minimum: -80, maximum: 80, description: 'turntable: camera elevation, default 0' })),
+  },
+  { additionalProperties: false, title: 'Capture' },
+);
+
+export const DimensionsInputSchema = Type.Object(
+  { height: Type.Optional(Metres), width: Type.Optional(Metres), depth: Type.Optional(Metres) },
+  { additionalProperties: false, title: 'DimensionsInput', description: "The product's real size in metres; the model is scaled so the given side matches (height first)." },
+);
+
+export const ModelQualitySchema = Type.Object(
+  {
+    method: Type.Union(['posed_hull', 'turntable_hull', 'relief_card', 'external', 'imported'].map((s) => Type.Literal(s))),
+    pose_source: Nullable(Type.Union(['sfm', 'mat', 'given', 'assumed'].map((s) => Type.Literal(s)))),
+    views_used: Type.Integer({ minimum: 0 }),
+    views_total: Type.Integer({ minimum: 0 }),
+    silhouette_iou: Nullable(Type.Object({ median: Type.Number(), min: Type.Number() })),
+    largest_piece: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+    scale_source: Type.Union(['given', 'mat', 'assumed', 'file'].map((s) => Type.Literal(s))),
+  },
+  { title: 'ModelQuality', description: 'How the model was made and how well it agrees with its photos.' },
+);
+
 export const ModelSchema = Type.Object(
   {
     url: Nullable(Str),
@@ -42,6 +73,7 @@ export const ModelSchema = Type.Object(
     bytes: Nullable(Type.Integer()),
     settings: Type.Object({}, { additionalProperties: true }),
     origin: Type.Union([Type.Literal('imported'), Type.Literal('generated')]),
+    quality: Nullable(ModelQualitySchema),
   },
   { title: 'Model' },
 );
@@ -112,6 +144,8 @@ export const CreateBodySchema = Type.Object(
     tags: Type.Optional(Type.Array(Tag, { maxItems: 50 })),
     org_id: Type.Optional(Str),
     generate_model: Type.Optional(Type.Boolean()),
+    capture: Type.Optional(CaptureSchema),
+    dimensions: Type.Optional(DimensionsInputSchema),
   },
   { additionalProperties: false, description: 'Exactly one of image_urls, video_url, source_url, model_url, image_paths, model_path, resume_token.' },
 );

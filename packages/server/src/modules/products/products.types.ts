@@ -26,15 +26,50 @@ export interface StoredModel {
   settings: ViewerSettings;
   /** where the model came from: an import URL, or a generation */
   origin: 'imported' | 'generated';
+  /** how it was made and how well it agrees with its photos; absent on models stored before it existed */
+  quality?: ModelQualityRecord | null;
 }
 
-export type ProductSource =
+/** model.quality as served (snake_case, like the JSON). */
+export interface ModelQualityRecord {
+  method: 'posed_hull' | 'turntable_hull' | 'relief_card' | 'external' | 'imported';
+  pose_source: 'sfm' | 'mat' | 'given' | 'assumed' | null;
+  views_used: number;
+  views_total: number;
+  silhouette_iou: { median: number; min: number } | null;
+  largest_piece: number | null;
+  scale_source: 'given' | 'mat' | 'assumed' | 'file';
+}
+
+/** How the photos were taken, as the create or order said (see docs/generation.md). */
+export interface CaptureSpec {
+  kind: 'auto' | 'turntable' | 'walkaround';
+  azimuths_deg?: number[];
+  elevation_deg?: number;
+}
+
+/** The product's real size in metres, any side the shop knows. */
+export interface DimensionsSpec {
+  height?: number;
+  width?: number;
+  depth?: number;
+}
+
+/** What a generation needs to know beyond the photos; part of the source. */
+export interface CaptureInput {
+  capture?: CaptureSpec;
+  dimensions?: DimensionsSpec;
+}
+
+export type ProductSource = (
   | { kind: 'image_urls'; image_urls: string[] }
   | { kind: 'image_paths'; image_paths: string[] }
   | { kind: 'video_url'; video_url: string }
   | { kind: 'source_url'; source_url: string }
   | { kind: 'model_url'; model_url: string }
-  | { kind: 'model_path'; model_path: string };
+  | { kind: 'model_path'; model_path: string }
+) &
+  CaptureInput;
 
 export interface ImageRecord {
   id: string;
