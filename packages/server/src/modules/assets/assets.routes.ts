@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
+import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { productJson } from '../products/products.json.js';
 import { ProductSchema } from '../products/products.schemas.js';
@@ -69,6 +70,7 @@ export const assetsRoutes =
           response: { 200: ProductSchema, ...ErrorResponses },
         },
       },
-      async (request) => json(await rescale(deps, request.principal, request.params.id, request.body)),
+      async (request, reply) =>
+        json(await rescale(deps, request.principal, request.params.id, request.body, idempotentEffect(request, reply, { status: 200, body: json }))),
     );
   };

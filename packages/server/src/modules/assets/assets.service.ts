@@ -1,5 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { AppError, notFound, validationFailed } from '../../http/errors.js';
+import type { Effect } from '../../http/idempotency.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { BlobNotFoundError } from '../../platform/storage/types.js';
 import type { Principal } from '../auth/principal.js';
@@ -91,6 +92,7 @@ export async function rescale(
   principal: Principal,
   productId: string,
   body: { scale?: number; dimensions?: { width?: number; height?: number; depth?: number } },
+  effect?: Effect<ProductRecord>,
 ): Promise<ProductRecord> {
   const given = (body.scale !== undefined ? 1 : 0) + (body.dimensions ? 1 : 0);
   const dims = body.dimensions ? Object.keys(body.dimensions).filter((k) => (body.dimensions as Record<string, unknown>)[k] !== undefined) : [];
@@ -115,7 +117,10 @@ export async function rescale(
     }
     await modelUpdated(trx, productId, storedModel(keys, result, current.model, current.model.origin), at);
     await emitProductEvent(trx, deps.storage, 'product.updated', productId, at);
-    return (await findProduct(trx, productId, [product.orgId]))!;
+    const rescaled = (await findProduct(trx, productId, [product.orgId]))!;
+    // A retried rescale must not scale twice: its idempotency record commits with the new model.
+    await effect?.(trx, rescaled);
+    return rescaled;
   });
   await Promise.allSettled([deps.storage.delete(previous.glbKey), previous.usdzKey ? deps.storage.delete(previous.usdzKey) : Promise.resolve()]);
   return updated;
