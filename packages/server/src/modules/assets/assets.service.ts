@@ -4,10 +4,9 @@ import type { Effect } from '../../http/idempotency.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { BlobNotFoundError } from '../../platform/storage/types.js';
 import type { Principal } from '../auth/principal.js';
-import { emitProductEvent } from '../products/products.events.js';
-import { modelReplacementQueued, modelUpdated, touched } from '../products/products.lifecycle.js';
+import { modelReplacementQueued, productChanged } from '../products/products.lifecycle.js';
 import { findProduct, updateImageRow } from '../products/products.repo.js';
-import type { ProductRecord, ViewerSettings } from '../products/products.types.js';
+import type { ProductRecord, StoredModel, ViewerSettings } from '../products/products.types.js';
 import { storeModel, storedModel } from '../ingest/ingest-model.js';
 import { ingestModelJob } from '../ingest/ingest.jobs.js';
 import { rescaleModel } from '@plinth/media';
@@ -40,8 +39,7 @@ export async function updateImage(
         if (img.position !== position) await updateImageRow(trx, img.id, { position, updated_at: at });
       }
     }
-    await touched(trx, productId, at);
-    await emitProductEvent(trx, deps.storage, 'product.updated', productId, at);
+    await productChanged(deps, trx, productId, {}, at);
     return (await findProduct(trx, productId, [product.orgId]))!;
   });
 }
@@ -64,10 +62,10 @@ export async function updateModel(
   return inTransaction(deps.database.db, async (trx) => {
     const product = await findProduct(trx, productId, principal.orgIds);
     if (!product) throw notFound('product');
+    let model: StoredModel | undefined;
     if (body.settings) {
       if (!product.model) throw new AppError('conflict', 'The product has no model yet.', { reason: 'no_model' });
-      const settings = { ...product.model.settings, ...body.settings };
-      await modelUpdated(trx, productId, { ...product.model, settings }, at);
+      model = { ...product.model, settings: { ...product.model.settings, ...body.settings } };
     }
     if (body.model_url) {
       if (product.modelStatus === 'queued' || product.modelStatus === 'generating') {
@@ -78,7 +76,7 @@ export async function updateModel(
       await modelReplacementQueued(deps, trx, current);
       await deps.jobs.enqueue(trx, ingestModelJob, { product_id: productId, model_url: body.model_url, replaces: current.modelStatus === 'ready' ? (current.model?.glbKey ?? null) : null });
     }
-    await emitProductEvent(trx, deps.storage, 'product.updated', productId, at);
+    await productChanged(deps, trx, productId, { model }, at);
     return (await findProduct(trx, productId, [product.orgId]))!;
   });
 }
@@ -115,8 +113,7 @@ export async function rescale(
     if (!current?.model || current.model.glbKey !== previous.glbKey) {
       throw new AppError('conflict', 'The model changed during the rescale; try again.', { reason: 'model_changed' });
     }
-    await modelUpdated(trx, productId, storedModel(keys, result, current.model, current.model.origin), at);
-    await emitProductEvent(trx, deps.storage, 'product.updated', productId, at);
+    await productChanged(deps, trx, productId, { model: storedModel(keys, result, current.model, current.model.origin) }, at);
     const rescaled = (await findProduct(trx, productId, [product.orgId]))!;
     // A retried rescale must not scale twice: its idempotency record commits with the new model.
     await effect?.(trx, rescaled);

@@ -255,17 +255,28 @@ export async function modelReplacementFailed(deps: LifecycleDeps, trx: Executor,
 
 // ── Fields that are not status: the model record, the user-set status, the change time ─────────────
 
-/** Viewer settings, a review decision or a rescaled file: the same model, new details. */
-export async function modelUpdated(trx: Executor, productId: string, model: StoredModel, at: string): Promise<void> {
-  await updateProductRow(trx, productId, { model: JSON.stringify(model), updated_at: at });
+/**
+ * Something that is not a status changed: the model record (viewer settings, review decision, rescaled
+ * file), the user-set status, or the product's images. It is written and announced with product.updated,
+ * and with product.published too when the change published it.
+ */
+export async function productChanged(
+  deps: LifecycleDeps,
+  trx: Executor,
+  productId: string,
+  change: { model?: StoredModel; status?: ProductStatus },
+  at: string,
+): Promise<void> {
+  await updateProductRow(trx, productId, {
+    updated_at: at,
+    ...(change.model && { model: JSON.stringify(change.model) }),
+    ...(change.status && { status: change.status, ...(change.status === 'published' && { published_at: at }) }),
+  });
+  await emitProductEvent(trx, deps.storage, 'product.updated', productId, at);
+  if (change.status === 'published') await emitProductEvent(trx, deps.storage, 'product.published', productId, at);
 }
 
 /** The user-set status (draft, published, archived); publishing stamps published_at. */
 export async function statusSet(trx: Executor, productId: string, status: ProductStatus, at: string): Promise<void> {
   await updateProductRow(trx, productId, { status, updated_at: at, ...(status === 'published' ? { published_at: at } : {}) });
-}
-
-/** Something of the product changed (an image's settings or position): its updated_at moves. */
-export async function touched(trx: Executor, productId: string, at: string): Promise<void> {
-  await updateProductRow(trx, productId, { updated_at: at });
 }

@@ -3,8 +3,7 @@ import { notFound, validationFailed } from '../../http/errors.js';
 import { inTransaction } from '../../platform/db/index.js';
 import type { Principal } from '../auth/principal.js';
 import { mergeSettings, settingsProblem, type ImageSettingsInput } from '../assets/settings.schemas.js';
-import { emitProductEvent } from '../products/products.events.js';
-import { modelUpdated, statusSet, touched } from '../products/products.lifecycle.js';
+import { productChanged } from '../products/products.lifecycle.js';
 import { findProduct, updateImageRow } from '../products/products.repo.js';
 import type { ProductRecord, ProductStatus, ReviewStatus } from '../products/products.types.js';
 
@@ -55,17 +54,9 @@ export async function review(deps: Deps, principal: Principal, productId: string
       await updateImageRow(trx, item.image_id, { review_status: next.reviewStatus, settings: JSON.stringify(next.settings), updated_at: at });
       images.set(item.image_id, { ...current, ...next });
     }
-    if (body.model && product.model) {
-      await modelUpdated(trx, product.id, { ...product.model, decision: body.model.decision }, at);
-    }
-    const publishing = body.status === 'published' && product.status !== 'published';
-    if (body.status && body.status !== product.status) {
-      await statusSet(trx, product.id, body.status, at);
-    } else {
-      await touched(trx, product.id, at);
-    }
-    await emitProductEvent(trx, deps.storage, 'product.updated', product.id, at);
-    if (publishing) await emitProductEvent(trx, deps.storage, 'product.published', product.id, at);
+    const model = body.model && product.model ? { ...product.model, decision: body.model.decision } : undefined;
+    const status = body.status && body.status !== product.status ? body.status : undefined;
+    await productChanged(deps, trx, product.id, { model, status }, at);
     return (await findProduct(trx, product.id, [product.orgId]))!;
   });
 }
