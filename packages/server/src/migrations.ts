@@ -2,7 +2,7 @@ import { idempotencyPrincipalMigration } from './http/idempotency.migration.js';
 import { analyticsMigration } from './modules/analytics/analytics.migration.js';
 import { exportsMigration } from './modules/export/export.migration.js';
 import { productsMigration } from './modules/products/products.migration.js';
-import { uploadsPrivateMigration } from './modules/uploads/uploads.migration.js';
+import { uploadsPrivateMigration, uploadsUsedByMigration } from './modules/uploads/uploads.migration.js';
 import { webhooksMigration } from './modules/webhooks/webhooks.migration.js';
 import type { MigrationSet } from './platform/db/migrations.js';
 
@@ -17,4 +17,5 @@ export const MODULE_MIGRATIONS: MigrationSet = (dialect) => ({
   '0005_exports': exportsMigration,
   '0006_idempotency_principal': idempotencyPrincipalMigration,
   '0007_uploads_private': uploadsPrivateMigration,
+  '0007_uploads_used_by': uploadsUsedByMigration,
 });
