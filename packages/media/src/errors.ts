@@ -62,3 +62,11 @@ export class MediaError extends Error {
 export function isMediaError(error: unknown): error is MediaError {
   return error instanceof MediaError;
 }
+
+/**
+ * A refusal of the input itself, which no retry can change. `processing_limit` is not one: the child that
+ * ran out of memory or time is gone, and a job may try again in a fresh one before it gives up.
+ */
+export function isMediaRefusal(error: unknown): error is MediaError {
+  return error instanceof MediaError && error.reason !== 'processing_limit';
+}

@@ -1,5 +1,5 @@
 // The media engine's one public entry: what the server may call. Nothing here knows HTTP, SQL, tenants or jobs.
-export { MediaError, type MediaErrorReason, MEDIA_ERROR_REASONS, isMediaError } from './errors.js';
+export { MediaError, type MediaErrorReason, MEDIA_ERROR_REASONS, isMediaError, isMediaRefusal } from './errors.js';
 
 // Shared helpers the server uses too, so there is one of each.
 export { mapLimit, DECODE_CONCURRENCY } from './util/map-limit.js';
@@ -51,3 +51,16 @@ export {
   type ImageSettings,
   type ShadowStyle,
 } from './finish/finish.js';
+
+// The sandbox's table of operations (names, inputs, outputs) and the child's message protocol.
+export {
+  MEDIA_OPS,
+  runMediaOp,
+  reviveBuffers,
+  type MediaHost,
+  type MediaOps,
+  type MediaOpName,
+  type MediaOpInput,
+  type MediaOpOutput,
+} from './sandbox/ops.js';
+export type { FromChild, ToChild, SerialisedError } from './sandbox/protocol.js';

@@ -92,6 +92,22 @@ export interface Config {
   generator: { kind: 'builtin' | 'external'; url: string | null; apiKey: string | null; triangleBudget: number };
   /** turntable renders of a model-only product's model */
   renders: { views: number; size: number };
+  /**
+   * The media sandbox: each child's memory cap (PLINTH_MEDIA_MEMORY_MB, V8 heap and resident memory),
+   * the time one media step may take (PLINTH_MEDIA_TIMEOUT_S), its V8 stack and how many children run.
+   */
+  media: { memoryMb: number; timeoutS: number; stackKb: number; children: number };
+  /** input caps for models, checked before anything big is allocated (model_too_complex) */
+  modelLimits: ModelLimits;
+}
+
+export interface ModelLimits {
+  maxTriangles: number;
+  maxNodes: number;
+  maxDepth: number;
+  maxTextureSide: number;
+  maxTexturePixels: number;
+  maxBufferBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -185,6 +201,22 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     pricing: pricing(env.PLINTH_PRICING),
     generator: generator(env),
     renders: { views: int(env, 'PLINTH_RENDER_VIEWS', 8, 1), size: int(env, 'PLINTH_RENDER_SIZE', 2048, 64) },
+    media: {
+      memoryMb: int(env, 'PLINTH_MEDIA_MEMORY_MB', 2048, 64),
+      // Generous for one step (a built-in generation takes under 20 s on two cores, a render under 2 min).
+      timeoutS: int(env, 'PLINTH_MEDIA_TIMEOUT_S', 300, 1),
+      // About twice V8's default, well inside the 8 MB a process's main thread gets.
+      stackKb: 2048,
+      children: 2,
+    },
+    modelLimits: {
+      maxTriangles: int(env, 'PLINTH_MODEL_MAX_TRIANGLES', 2_000_000, 1),
+      maxNodes: int(env, 'PLINTH_MODEL_MAX_NODES', 10_000, 1),
+      maxDepth: int(env, 'PLINTH_MODEL_MAX_DEPTH', 64, 1),
+      maxTextureSide: int(env, 'PLINTH_MODEL_MAX_TEXTURE_SIDE', 16_384, 1),
+      maxTexturePixels: int(env, 'PLINTH_MODEL_MAX_TEXTURE_PIXELS', 256_000_000, 1),
+      maxBufferBytes: int(env, 'PLINTH_MODEL_MAX_BUFFER_BYTES', 200 * 1024 * 1024, 1),
+    },
   };
   return deepFreeze(config);
 }

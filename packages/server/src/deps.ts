@@ -13,6 +13,7 @@ import { systemClock, type Clock } from './platform/clock.js';
 import { createMailer, type Mailer } from './platform/mail/index.js';
 import type { Logger } from './logger.js';
 import { Background } from './platform/background.js';
+import { createMediaRunner, type MediaRunner } from './platform/sandbox/media-sandbox.js';
 
 /** Everything a service may touch, passed explicitly; no globals. */
 export interface Deps {
@@ -27,6 +28,8 @@ export interface Deps {
   logger: Logger;
   /** loops started beside the job workers, stopped first on close */
   background: Background;
+  /** the media engine, run in sandboxed child processes */
+  media: MediaRunner;
 }
 
 /** Picks the adapters the config asks for. Nothing else decides between SQLite/PostgreSQL, disk/S3, … */
@@ -48,12 +51,13 @@ export async function createDeps(config: Readonly<Config>, logger: Logger, overr
     clock: overrides.clock ?? systemClock,
     logger,
     background: overrides.background ?? new Background(),
+    media: overrides.media ?? createMediaRunner(config.media, logger),
   };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
   await deps.background.close();
   await deps.jobs.close();
-  await Promise.allSettled([deps.rateLimiter.close(), deps.fetcher.close(), deps.storage.close(), deps.mailer.close()]);
+  await Promise.allSettled([deps.media.close(), deps.rateLimiter.close(), deps.fetcher.close(), deps.storage.close(), deps.mailer.close()]);
   await deps.database.close();
 }

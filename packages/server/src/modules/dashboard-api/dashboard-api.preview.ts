@@ -1,4 +1,4 @@
-import { finishImage, type ImageSettings } from '@plinth/media';
+import type { ImageSettings } from '@plinth/media';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { Principal } from '../auth/principal.js';
@@ -29,5 +29,5 @@ export async function finishedPreview(deps: Deps, principal: Principal, productI
     image.maskKey ? deps.storage.getBuffer(image.maskKey) : Promise.resolve(null),
   ]);
   const format = settings.background === 'transparent' ? 'png' : 'jpeg';
-  return finishImage({ original, mask, settings: { ...settings, format }, size: PREVIEW_SIZE });
+  return deps.media.run('finish.image', { original, mask, settings: { ...settings, format }, size: PREVIEW_SIZE });
 }

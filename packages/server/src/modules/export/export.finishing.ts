@@ -1,4 +1,4 @@
-import { finishImage, mapLimit } from '@plinth/media';
+import { mapLimit } from '@plinth/media';
 import type { Deps } from '../../deps.js';
 import type { PlannedEntry } from './export.plan.js';
 
@@ -10,7 +10,7 @@ async function finishOne(deps: Deps, entry: PlannedEntry): Promise<void> {
     deps.storage.getBuffer(entry.image.storageKey!),
     entry.image.maskKey ? deps.storage.getBuffer(entry.image.maskKey) : Promise.resolve(null),
   ]);
-  const finished = await finishImage({ original, mask, settings: entry.settings });
+  const finished = await deps.media.run('finish.image', { original, mask, settings: entry.settings });
   await deps.storage.put(entry.cacheKey, finished.data, { contentType: finished.contentType });
 }
 

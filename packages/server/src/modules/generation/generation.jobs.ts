@@ -13,7 +13,7 @@ import type { ProductRecord } from '../products/products.types.js';
 import type { ModelQualityRecord } from '../products/products.types.js';
 import { createGenerator } from './generation.service.js';
 import type { GenerateHints } from '@plinth/media';
-import { MediaError, processImage, processModelBuffer, renderTurntable, type Generator, type GeneratorView } from '@plinth/media';
+import { isMediaRefusal, MediaError, type Generator, type GeneratorView } from '@plinth/media';
 
 /** Generation and renders get one retry; the second failure is final and refunds. */
 const RETRIES = 1;
@@ -28,7 +28,7 @@ export interface GenerationContext {
   generator: Generator;
 }
 
-const permanent = (err: unknown) => err instanceof MediaError || err instanceof InputRejected;
+const permanent = (err: unknown) => isMediaRefusal(err) || err instanceof InputRejected;
 
 function problem(failure: JobFailure) {
   if (failure.kind === 'error' && failure.error instanceof MediaError) return { code: failure.error.reason, message: failure.error.message };
@@ -100,7 +100,7 @@ async function generate(deps: Deps, generator: Generator, product: ProductRecord
     reportProgress(deps, product.id, 5 + percent * 0.85, step),
   );
   await reportProgress(deps, product.id, 92, 'writing_model');
-  const model = await processModelBuffer(result.glb, null, refuseExternal);
+  const model = await deps.media.run('model.process_buffer', { data: result.glb, baseUrl: null }, { fetchBytes: refuseExternal });
   const keys = await storeModel(deps, product, model);
   await inTransaction(deps.database.db, async (trx) => {
     const current = await loadProduct(trx, product.id);
@@ -115,10 +115,10 @@ async function render(deps: Deps, product: ProductRecord) {
   await reportProgress(deps, product.id, 5, 'rendering');
   const glb = await deps.storage.getBuffer(product.model.glbKey);
   const chromiumPath = await requireTool(deps.config.tools, 'chromium');
-  const pngs = await renderTurntable(glb, { chromiumPath, views: deps.config.renders.views, size: deps.config.renders.size });
+  const pngs = await deps.media.run('render.turntable', { glb, options: { chromiumPath, views: deps.config.renders.views, size: deps.config.renders.size } });
   await reportProgress(deps, product.id, 70, 'processing_renders');
   const stored: StoredImage[] = [];
-  for (const png of pngs) stored.push(await storeImageFiles(deps, product, await processImage(png), 'rendered', null));
+  for (const png of pngs) stored.push(await storeImageFiles(deps, product, await deps.media.run('image.process', { data: png }), 'rendered', null));
   const at = deps.clock.now().toISOString();
   await inTransaction(deps.database.db, async (trx) => {
     const current = await loadProduct(trx, product.id);
@@ -164,7 +164,7 @@ export const renderImagesJob = defineJob({
   },
 });
 
-export function registerGenerationJobs(deps: Deps, generator: Generator = createGenerator(deps.config, deps.fetcher)) {
+export function registerGenerationJobs(deps: Deps, generator: Generator = createGenerator(deps.config, deps.fetcher, deps.media)) {
   deps.jobs.register(generateModelJob, { deps, generator });
   deps.jobs.register(renderImagesJob, { deps, generator });
 }

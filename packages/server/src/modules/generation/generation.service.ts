@@ -1,10 +1,20 @@
+import { createExternalGenerator, type Generator } from '@plinth/media';
 import type { Config } from '../../config.js';
 import type { GuardedFetcher } from '../../platform/fetch/types.js';
-import { createBuiltinGenerator, createExternalGenerator, type Generator } from '@plinth/media';
+import type { MediaRunner } from '../../platform/sandbox/media-sandbox.js';
 
-/** The generator the config asks for. The external one talks through the guarded fetcher like every outbound call. */
-export function createGenerator(config: Readonly<Config>, fetcher: GuardedFetcher): Generator {
-  if (config.generator.kind === 'builtin') return createBuiltinGenerator();
+/**
+ * The generator the config asks for. The built-in one carves in the media sandbox; the external one only
+ * talks to its service, through the guarded fetcher like every outbound call, and its result then goes
+ * through the sandboxed model pipeline like any import.
+ */
+export function createGenerator(config: Readonly<Config>, fetcher: GuardedFetcher, media: MediaRunner): Generator {
+  if (config.generator.kind === 'builtin') {
+    return {
+      name: 'builtin',
+      generate: (views, hints, onProgress) => media.run('generate.builtin', { views, hints }, { progress: onProgress }),
+    };
+  }
   return createExternalGenerator({
     baseUrl: config.generator.url!,
     apiKey: config.generator.apiKey ?? '',

@@ -4,7 +4,7 @@ import { browserAssetKey } from '../../platform/storage/names.js';
 import { isModelInFlight, modelReady, reportProgress } from '../products/products.lifecycle.js';
 import { loadProduct } from '../products/products.repo.js';
 import type { ProductRecord, StoredModel } from '../products/products.types.js';
-import { processModel, type ProcessedModel } from '@plinth/media';
+import type { ProcessedModel } from '@plinth/media';
 import { isUploadRef, readUploadRef } from '../uploads/index.js';
 import { InputRejected } from './input-rejected.js';
 import { renderPoster } from './model-poster.js';
@@ -57,7 +57,10 @@ export async function ingestModel(deps: Deps, product: ProductRecord, job: Model
         return data;
       }
     : (url: string) => deps.fetcher.fetch(url).then((r) => r.body);
-  const model = await processModel(job.model_url, fetchBytes);
+  // The model's own URL is fetched here, so its fetch errors keep their kind (refused, timed out, …);
+  // the sandboxed pipeline asks back for any external resources through the same fetchBytes.
+  const data = await fetchBytes(job.model_url);
+  const model = await deps.media.run('model.process_buffer', { data, baseUrl: job.model_url }, { fetchBytes });
   await reportProgress(deps, product.id, 80, 'storing_model');
   const keys = await storeModel(deps, product, model);
   // A first import of a product without photos gets one render as its poster, at no charge.

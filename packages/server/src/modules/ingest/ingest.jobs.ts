@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
-import { extractFrames, extractProduct, isMediaError, mapLimit, processImage } from '@plinth/media';
+import { isMediaError, isMediaRefusal, mapLimit } from '@plinth/media';
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { FetchError } from '../../platform/fetch/types.js';
@@ -45,7 +45,7 @@ export function failureProblem(failure: JobFailure): ProblemInfo {
 
 /** Bad input, or a fetch refused or answered in a way no retry changes. */
 const permanentIngestFailure = (err: unknown) =>
-  err instanceof InputRejected || isMediaError(err) || (err instanceof FetchError && err.code !== 'timeout' && err.code !== 'network');
+  err instanceof InputRejected || isMediaRefusal(err) || (err instanceof FetchError && err.code !== 'timeout' && err.code !== 'network');
 
 type Source = { origin: ImageOrigin; url: string | null; load: () => Promise<Buffer> };
 
@@ -53,7 +53,7 @@ async function ingestImages(deps: Deps, product: ProductRecord, sources: Source[
   let done = 0;
   const images = await mapLimit(sources, IN_FLIGHT, async (s): Promise<StoredImage> => {
     try {
-      const processed = await processImage(await s.load());
+      const processed = await deps.media.run('image.process', { data: await s.load() });
       return await storeImageFiles(deps, product, processed, s.origin, s.url);
     } catch (err) {
       if (!isMediaError(err) && !(err instanceof InputRejected) && !(err instanceof FetchError)) throw err;
@@ -112,7 +112,7 @@ async function handlePage(deps: Deps, product: ProductRecord, data: IngestData) 
   if (product.source.kind !== 'source_url') throw new Error(`ingest.page got a ${product.source.kind} product`);
   await reportProgress(deps, product.id, 5, 'fetching_page');
   const page = await deps.fetcher.fetch(product.source.source_url, { maxBytes: PAGE_MAX_BYTES });
-  const found = extractProduct(page.body.toString('utf8'), page.url);
+  const found = await deps.media.run('page.extract', { html: page.body.toString('utf8'), pageUrl: page.url });
   if (!found.imageUrls.length) throw new InputRejected('no_product_images', 'The page shows no product images (no JSON-LD Product, Open Graph image or large image).');
   if (found.title && !product.title) await titleFound(deps, product.id, found.title);
   const sources = found.imageUrls.map((url): Source => ({ origin: 'fetched', url, load: () => fetchBody(deps, url) }));
@@ -130,7 +130,7 @@ async function handleVideo(deps: Deps, product: ProductRecord, data: IngestData)
     await reportProgress(deps, product.id, 10, 'extracting_frames');
     const { ffmpeg, ffprobe } = deps.config.tools;
     await requireTool(deps.config.tools, 'ffmpeg');
-    const frames = await extractFrames(file, { workDir: dir, tools: { ffmpeg, ffprobe } });
+    const frames = await deps.media.run('video.frames', { file, options: { workDir: dir, tools: { ffmpeg, ffprobe } } });
     const sources = frames.map((frame): Source => ({ origin: 'video_frame', url: null, load: async () => frame }));
     return await ingestImages(deps, product, sources, data);
   } finally {

@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { sniffImageFormat, type AcceptedFormat } from '@plinth/media';
 import sharp from 'sharp';
 import { AppError, validationFailed } from '../../http/errors.js';
 
@@ -12,7 +13,7 @@ export interface CheckedUpload {
   ext: string;
 }
 
-const IMAGE_TYPES: Record<string, { type: string; ext: string }> = {
+const IMAGE_TYPES: Record<AcceptedFormat, { type: string; ext: string }> = {
   jpeg: { type: 'image/jpeg', ext: 'jpg' },
   png: { type: 'image/png', ext: 'png' },
   webp: { type: 'image/webp', ext: 'webp' },
@@ -37,15 +38,6 @@ function looksLikeGlb(head: Buffer): boolean {
   return head.length >= 4 && head.readUInt32LE(0) === GLB_MAGIC;
 }
 
-/** Which decoder to try; the decoder, not this, decides whether the file is accepted. */
-const IMAGE_SIGNATURES: ((b: Buffer) => boolean)[] = [
-  (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff,
-  (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
-  (b) => b.subarray(0, 4).toString('latin1') === 'GIF8',
-  (b) => b.subarray(0, 4).toString('latin1') === 'RIFF' && b.subarray(8, 12).toString('latin1') === 'WEBP',
-  (b) => b.subarray(4, 8).toString('latin1') === 'ftyp' && /^avi[fs]$/.test(b.subarray(8, 12).toString('latin1')),
-];
-
 const unsupported = () =>
   new AppError('unsupported_media_type', `Uploads must be images (${ACCEPTED_UPLOAD_TYPES.slice(0, -1).join(', ')}) or GLB models.`, { accepted: ACCEPTED_UPLOAD_TYPES });
 
@@ -53,8 +45,10 @@ const unsupported = () =>
 export async function checkUpload(file: string, head: Buffer, bytes: number): Promise<CheckedUpload> {
   if (bytes === 0) throw validationFailed([{ path: 'body', message: 'is empty' }], 'The upload is empty.');
   if (looksLikeGlb(head)) return checkGlb(file, bytes);
-  if (!IMAGE_SIGNATURES.some((test) => test(head))) throw unsupported();
-  return checkImage(file);
+  // The container chooses the decoder (and keeps libvips' SVG, PDF and TIFF parsers away); the decoder decides.
+  const sniffed = sniffImageFormat(head);
+  if (!sniffed) throw unsupported();
+  return checkImage(file, sniffed);
 }
 
 /**
@@ -62,18 +56,18 @@ export async function checkUpload(file: string, head: Buffer, bytes: number): Pr
  * a valid header over corrupt or truncated data fails here. sequentialRead keeps libvips streaming
  * through the file instead of holding it whole; limitInputPixels refuses decompression bombs unread.
  */
-async function checkImage(file: string): Promise<CheckedUpload> {
+async function checkImage(file: string, sniffed: AcceptedFormat): Promise<CheckedUpload> {
   const options = { limitInputPixels: MAX_IMAGE_PIXELS, sequentialRead: true, failOn: 'error' as const };
-  let format: string | undefined;
   try {
     const meta = await sharp(file, options).metadata();
-    format = meta.format === 'heif' && meta.compression === 'av1' ? 'avif' : meta.format;
-    if (!format || !IMAGE_TYPES[format]) throw new Error('unsupported format');
+    // libvips must decode the container the bytes announced (AVIF is a HEIF container holding AV1).
+    const decoded = meta.format === 'heif' && meta.compression === 'av1' ? 'avif' : meta.format;
+    if (decoded !== sniffed) throw new Error('container and codec disagree');
     await sharp(file, options).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
   } catch {
-    throw refused(`could not be decoded as an image (accepted: ${ACCEPTED_UPLOAD_TYPES.join(', ')})`);
+    throw refused(`could not be decoded as ${sniffed.toUpperCase()} (accepted: ${ACCEPTED_UPLOAD_TYPES.join(', ')})`);
   }
-  const t = IMAGE_TYPES[format];
+  const t = IMAGE_TYPES[sniffed];
   return { kind: 'image', contentType: t.type, ext: t.ext };
 }
 

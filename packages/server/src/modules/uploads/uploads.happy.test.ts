@@ -46,6 +46,21 @@ describe('uploads', () => {
     expect(meta.format).toBe('jpeg');
   });
 
+  it('WebP, GIF and AVIF are decoded and typed from their bytes', async () => {
+    const base = sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 10, g: 200, b: 90 } } });
+    const cases = [
+      { data: await base.clone().webp().toBuffer(), type: 'image/webp', ext: 'webp' },
+      { data: await base.clone().gif().toBuffer(), type: 'image/gif', ext: 'gif' },
+      { data: await base.clone().avif().toBuffer(), type: 'image/avif', ext: 'avif' },
+    ];
+    for (const c of cases) {
+      const res = await upload(c.data, 'application/octet-stream');
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json()).toMatchObject({ kind: 'image', content_type: c.type });
+      expect(res.json().path.endsWith(`.${c.ext}`)).toBe(true);
+    }
+  });
+
   it('a GLB model is accepted as model/gltf-binary and as application/octet-stream', async () => {
     const glb = await boxGlb();
     for (const type of ['model/gltf-binary', 'application/octet-stream']) {

@@ -6,6 +6,9 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../http/errors.js';
 
+/** Enough leading bytes for any container sniff (an ISO-BMFF ftyp box lists its brands in the first 256). */
+const HEAD_BYTES = 256;
+
 export interface ReceivedFile {
   path: string;
   bytes: number;
@@ -38,7 +41,7 @@ export async function receiveToTemp(body: Readable, dir: string, limit: number):
         body.unpipe(meter);
         return done(tooLarge(limit));
       }
-      if (head.length < 64) head = Buffer.concat([head, chunk.subarray(0, 64 - head.length)]);
+      if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
       hash.update(chunk);
       done(null, chunk);
     },

@@ -1,0 +1,48 @@
+// The sandbox child: runs media operations for its parent, one at a time, over IPC. Started by the
+// server with a capped heap and its own stack size; if anything here dies, only this process does.
+import { isMediaError } from './errors.js';
+import { reviveBuffers, runMediaOp } from './sandbox/ops.js';
+import type { FromChild, SerialisedError, ToChild } from './sandbox/protocol.js';
+
+const send = (message: FromChild) => process.send?.(message);
+const pendingFetches = new Map<number, { resolve: (data: Buffer) => void; reject: (err: Error) => void }>();
+let nextFetchId = 1;
+
+function serialise(err: unknown): SerialisedError {
+  if (isMediaError(err)) return { name: err.name, message: err.message, reason: err.reason, details: err.details };
+  if (err instanceof Error) return { name: err.name, message: err.message };
+  return { name: 'Error', message: String(err) };
+}
+
+async function run(message: Extract<ToChild, { type: 'run' }>) {
+  const { id } = message;
+  const host = {
+    fetchBytes: (url: string) =>
+      new Promise<Buffer>((resolve, reject) => {
+        const fetchId = nextFetchId++;
+        pendingFetches.set(fetchId, { resolve, reject });
+        send({ type: 'fetch', id, fetchId, url });
+      }),
+    progress: (percent: number, step: string) => void send({ type: 'progress', id, percent, step }),
+  };
+  try {
+    const output = await runMediaOp(message.op, reviveBuffers(message.input) as never, host);
+    send({ type: 'done', id, output });
+  } catch (err) {
+    send({ type: 'failed', id, error: serialise(err) });
+  }
+}
+
+process.on('message', (message: ToChild) => {
+  if (message.type === 'run') void run(message);
+  else if (message.type === 'fetched') {
+    const waiting = pendingFetches.get(message.fetchId);
+    pendingFetches.delete(message.fetchId);
+    if (!waiting) return;
+    if (message.data) waiting.resolve(reviveBuffers(message.data) as Buffer);
+    else waiting.reject(Object.assign(new Error(message.error?.message ?? 'fetch failed'), { name: message.error?.name ?? 'Error' }));
+  }
+});
+// Without its parent there is nobody to answer: leave rather than linger as an orphan.
+process.on('disconnect', () => process.exit(0));
+send({ type: 'ready', pid: process.pid });

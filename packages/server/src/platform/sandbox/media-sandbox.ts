@@ -1,0 +1,264 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import {
+  MediaError,
+  reviveBuffers,
+  runMediaOp,
+  type FromChild,
+  type MediaHost,
+  type MediaOpInput,
+  type MediaOpName,
+  type MediaOpOutput,
+  type SerialisedError,
+  type ToChild,
+} from '@plinth/media';
+import type { Logger } from '../../logger.js';
+
+/** What a caller may lend an operation: the guarded fetcher for a model's resources, a progress sink. */
+export type MediaCallHost = Partial<MediaHost>;
+
+/** Runs media-engine operations away from the API process. */
+export interface MediaRunner {
+  run<K extends MediaOpName>(op: K, input: MediaOpInput<K>, host?: MediaCallHost): Promise<MediaOpOutput<K>>;
+  close(): Promise<void>;
+}
+
+export interface SandboxLimits {
+  /** V8 heap cap and resident-memory watchdog of each child, in MB */
+  memoryMb: number;
+  /** wall time of one operation, in seconds */
+  timeoutS: number;
+  /** V8 stack of each child, in KB */
+  stackKb: number;
+  /** children alive at once; calls beyond wait for one */
+  children: number;
+}
+
+/** How often a busy child's resident memory is read: native memory (libvips, Chromium's pipes) is not in V8's heap cap. */
+const RSS_POLL_MS = 200;
+/** Loading the engine's modules in a fresh child; generous, as the machine may be busy. */
+const START_TIMEOUT_MS = 60_000;
+
+/** The compiled child entry, or null when the media package has not been built (a checkout without `npm run build`). */
+export function childEntry(): string | null {
+  try {
+    const file = createRequire(import.meta.url).resolve('@plinth/media/child');
+    return existsSync(file) ? file : null;
+  } catch {
+    return null;
+  }
+}
+
+async function residentMb(pid: number): Promise<number | null> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+    return kb ? Number(kb[1]) / 1024 : null;
+  } catch {
+    return null; // not Linux, or the child is already gone; the heap cap still applies
+  }
+}
+
+function revive(error: SerialisedError): Error {
+  if (error.reason) return new MediaError(error.reason, error.message, error.details ?? {});
+  return Object.assign(new Error(error.message), { name: error.name });
+}
+
+interface Call {
+  id: number;
+  host: MediaCallHost;
+  resolve: (value: unknown) => void;
+  reject: (err: Error) => void;
+}
+
+/** One child process, running one operation at a time. */
+class Slot {
+  child: ChildProcess | null = null;
+  call: Call | null = null;
+  /** settles when the child has loaded and said so; its start-up is not counted against a step's time */
+  private ready: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly entry: string,
+    private readonly limits: SandboxLimits,
+    private readonly logger: Logger,
+  ) {}
+
+  private spawn(): ChildProcess {
+    const child = fork(this.entry, [], {
+      execArgv: [`--max-old-space-size=${this.limits.memoryMb}`, `--stack-size=${this.limits.stackKb}`],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    this.ready = new Promise<void>((resolve, reject) => {
+      child.once('message', () => resolve());
+      child.once('exit', () => reject(new MediaError('processing_limit', 'The media sandbox process did not start.')));
+      setTimeout(() => reject(new MediaError('processing_limit', 'The media sandbox process did not start in time.')), START_TIMEOUT_MS).unref();
+    });
+    this.ready.catch(() => {});
+    child.on('message', (message: FromChild) => this.onMessage(child, message));
+    child.on('exit', (code, signal) => {
+      if (this.child === child) this.child = null;
+      this.fail(new MediaError('processing_limit', 'Media processing stopped before it finished (its sandbox process died).', { exit_code: code, signal }));
+    });
+    child.on('error', (err) => this.logger.warn({ err }, 'media sandbox child error'));
+    // An idle child must not keep the server's event loop alive.
+    child.unref();
+    child.channel?.unref();
+    return child;
+  }
+
+  /** Ends the call in flight with `err` and kills the child, so the next call starts a fresh one. */
+  kill(err: MediaError) {
+    const child = this.child;
+    this.child = null;
+    this.fail(err);
+    child?.kill('SIGKILL');
+  }
+
+  private fail(err: Error) {
+    const call = this.call;
+    this.call = null;
+    call?.reject(err);
+  }
+
+  private onMessage(child: ChildProcess, message: FromChild) {
+    const call = this.call;
+    if (!call || message.type === 'ready' || message.id !== call.id) return;
+    if (message.type === 'done') {
+      this.call = null;
+      call.resolve(reviveBuffers(message.output));
+    } else if (message.type === 'failed') {
+      this.call = null;
+      call.reject(revive(message.error));
+    } else if (message.type === 'progress') {
+      void Promise.resolve(call.host.progress?.(message.percent, message.step)).catch(() => {});
+    } else if (message.type === 'fetch') {
+      const reply = (m: Omit<Extract<ToChild, { type: 'fetched' }>, 'type' | 'id' | 'fetchId'>) =>
+        child.connected && child.send({ type: 'fetched', id: call.id, fetchId: message.fetchId, ...m } satisfies ToChild);
+      if (!call.host.fetchBytes) return reply({ error: { name: 'Error', message: 'this operation may not fetch' } });
+      call.host.fetchBytes(message.url).then(
+        (data) => reply({ data }),
+        (err: Error) => reply({ error: { name: err.name, message: err.message } }),
+      );
+    }
+  }
+
+  async run(id: number, op: MediaOpName, input: unknown, host: MediaCallHost): Promise<unknown> {
+    this.child ??= this.spawn();
+    const child = this.child;
+    // A call in flight keeps the process alive; an idle child does not.
+    child.ref();
+    child.channel?.ref();
+    try {
+      await this.ready.catch((err: MediaError) => {
+        // Never started: make sure it is gone, so the next call starts afresh.
+        if (this.child === child) this.kill(err);
+        throw err;
+      });
+      return await this.dispatch(child, id, op, input, host);
+    } finally {
+      child.unref();
+      child.channel?.unref();
+    }
+  }
+
+  private dispatch(child: ChildProcess, id: number, op: MediaOpName, input: unknown, host: MediaCallHost): Promise<unknown> {
+    const { memoryMb, timeoutS } = this.limits;
+    return new Promise<unknown>((resolve, reject) => {
+      const timer = setTimeout(
+        () => this.kill(new MediaError('processing_limit', `Media processing took longer than ${timeoutS} s.`, { limit: 'time', timeout_s: timeoutS })),
+        timeoutS * 1000,
+      );
+      const watch = setInterval(() => {
+        if (!child.pid) return;
+        void residentMb(child.pid).then((mb) => {
+          if (mb !== null && mb > memoryMb && this.child === child && this.call?.id === id) {
+            this.kill(new MediaError('processing_limit', `Media processing needed more than ${memoryMb} MB of memory.`, { limit: 'memory', memory_mb: memoryMb }));
+          }
+        });
+      }, RSS_POLL_MS);
+      const settle = () => {
+        clearTimeout(timer);
+        clearInterval(watch);
+      };
+      this.call = {
+        id,
+        host,
+        resolve: (v) => (settle(), resolve(v)),
+        reject: (e) => (settle(), reject(e)),
+      };
+      child.send({ type: 'run', id, op, input } satisfies ToChild, (err) => {
+        if (err && this.call?.id === id) this.kill(new MediaError('processing_limit', 'The media sandbox could not take the job.', { cause: err.message }));
+      });
+    });
+  }
+
+  pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+}
+
+/**
+ * Media work in child processes with a heap cap, a resident-memory watchdog, a time limit and their own
+ * stack. A child that dies or is killed fails only its call, with MediaError('processing_limit'); the next
+ * call gets a fresh child. Children are kept between calls, so what one has loaded (a model session)
+ * stays loaded.
+ */
+export class MediaSandbox implements MediaRunner {
+  private readonly slots: Slot[];
+  private readonly idle: Slot[];
+  private readonly waiting: ((slot: Slot) => void)[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(entry: string, limits: SandboxLimits, logger: Logger) {
+    this.slots = Array.from({ length: Math.max(1, limits.children) }, () => new Slot(entry, limits, logger));
+    this.idle = [...this.slots];
+  }
+
+  async run<K extends MediaOpName>(op: K, input: MediaOpInput<K>, host: MediaCallHost = {}): Promise<MediaOpOutput<K>> {
+    if (this.closed) throw new MediaError('processing_limit', 'The media sandbox is closed.');
+    const slot = this.idle.pop() ?? (await new Promise<Slot>((resolve) => this.waiting.push(resolve)));
+    try {
+      return (await slot.run(this.nextId++, op, input, host)) as MediaOpOutput<K>;
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(slot);
+      else this.idle.push(slot);
+    }
+  }
+
+  /** Process ids of the live children (tests kill one mid-job). */
+  pids(): number[] {
+    return this.slots.map((s) => s.pid()).filter((p): p is number => p !== null);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const slot of this.slots) slot.kill(new MediaError('processing_limit', 'The media sandbox was closed.'));
+  }
+}
+
+/** The same interface, in this process: only where the child entry is not built (a development checkout). */
+export class InlineMediaRunner implements MediaRunner {
+  run<K extends MediaOpName>(op: K, input: MediaOpInput<K>, host: MediaCallHost = {}): Promise<MediaOpOutput<K>> {
+    return runMediaOp(op, input, {
+      fetchBytes: host.fetchBytes ?? (async () => {
+        throw new Error('this operation may not fetch');
+      }),
+      progress: host.progress ?? (() => {}),
+    });
+  }
+
+  async close(): Promise<void> {}
+}
+
+export function createMediaRunner(limits: SandboxLimits, logger: Logger): MediaRunner {
+  const entry = childEntry();
+  if (entry) return new MediaSandbox(entry, limits, logger);
+  logger.warn('media sandbox: @plinth/media is not built (npm run build), so media runs inside this process without its limits');
+  return new InlineMediaRunner();
+}
