@@ -15,7 +15,11 @@ export const ReviewStatusSchema = Type.Union([Type.Literal('pending'), Type.Lite
 export const ImageSchema = Type.Object(
   {
     image_id: Str,
-    url: Nullable(Str),
+    url: Nullable(
+      Type.String({
+        description: 'A render is a public asset URL (…/files/…); a fetched or uploaded original is served at …/v1/files/… to this organization\'s keys and sessions only.',
+      }),
+    ),
     thumbnail_url: Nullable(Str),
     width: Nullable(Type.Integer()),
     height: Nullable(Type.Integer()),
