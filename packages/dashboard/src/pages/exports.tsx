@@ -1,10 +1,11 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { ApiError, withQuery } from '../api/client';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
 import type { List, Product } from '../api/types';
 import { Empty, ErrorBox, Loading, Pager } from '../components/states';
+import { useTitle } from '../components/use-title';
 
 interface Queued {
   status: 'queued';
@@ -22,9 +23,7 @@ export function ExportsPage() {
   const [offset, setOffset] = useState(0);
   const [rejected, setRejected] = useState(false);
   const [email, setEmail] = useState(me.user.email);
-  useEffect(() => {
-    document.title = 'Exports · Plinth';
-  }, []);
+  useTitle('Exports');
   const products = useQuery({
     queryKey: ['products', 'export', orgId, offset],
     queryFn: () => api<List<Product>>('/v1/products', { query: { org_id: orgId, limit: LIMIT, offset } }),

@@ -1,20 +1,20 @@
 import * as Dialog from '@radix-ui/react-dialog';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
 import type { ApiKey, List, Project } from '../api/types';
 import { CopyButton } from '../components/copy-button';
+import { Table } from '../components/table';
 import { Badge, Empty, ErrorBox, Loading, when } from '../components/states';
+import { useTitle } from '../components/use-title';
 
 const SCOPES = ['products:read', 'products:write', 'usage:read', 'webhooks:manage', 'beacon:write'];
 
 export function KeysPage() {
   const { orgId, canManage } = useSession();
   const client = useQueryClient();
-  useEffect(() => {
-    document.title = 'API keys · Plinth';
-  }, []);
+  useTitle('API keys');
   const keys = useQuery({ queryKey: ['keys', orgId], queryFn: () => api<List<ApiKey>>('/v1/api_keys', { query: { org_id: orgId, limit: 100 } }) });
   const revoke = useMutation({
     mutationFn: (id: string) => api(`/v1/api_keys/${id}`, { method: 'DELETE' }),
@@ -40,21 +40,7 @@ export function KeysPage() {
           <p>Create a secret key for your developer, or a publishable key for the embed.</p>
         </Empty>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="sr-only">API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Last used</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
+        <Table caption="API keys" columns={['Name', 'Key', 'Scopes', 'Last used', { label: 'Actions', hidden: true }]}>
               {keys.data.data.map((k) => (
                 <tr key={k.id} className={k.revoked_at ? 'revoked' : ''}>
                   <td>
@@ -77,9 +63,7 @@ export function KeysPage() {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
+            </Table>
       )}
     </>
   );

@@ -1,15 +1,15 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
 import type { Credits, List, Member, Role } from '../api/types';
+import { Table } from '../components/table';
 import { Empty, ErrorBox, Loading, Pager, when } from '../components/states';
+import { useTitle } from '../components/use-title';
 
 export function OrganizationPage() {
   const { org } = useSession();
-  useEffect(() => {
-    document.title = 'Organization · Plinth';
-  }, []);
+  useTitle('Organization');
   return (
     <>
       <div className="page-head">
@@ -46,22 +46,7 @@ function CreditsCard() {
           {credits.data.ledger.data.length === 0 ? (
             <p className="muted">No credit movements yet.</p>
           ) : (
-            <div className="table-wrap">
-              <table>
-                <caption className="sr-only">Credit ledger</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col" className="num">
-                      Change
-                    </th>
-                    <th scope="col" className="num">
-                      Balance
-                    </th>
-                    <th scope="col">Reason</th>
-                  </tr>
-                </thead>
-                <tbody>
+            <Table caption="Credit ledger" columns={['When', { label: 'Change', num: true }, { label: 'Balance', num: true }, 'Reason']}>
                   {credits.data.ledger.data.map((e) => (
                     <tr key={e.id}>
                       <td className="small">{when(e.created_at)}</td>
@@ -72,9 +57,7 @@ function CreditsCard() {
                       </td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
-            </div>
+                </Table>
           )}
           <Pager total={credits.data.ledger.total} limit={10} offset={offset} onChange={setOffset} />
         </>
@@ -112,20 +95,7 @@ function MembersCard() {
       ) : members.data.data.length === 0 ? (
         <Empty title="No members" />
       ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="sr-only">Members</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Since</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
+        <Table caption="Members" columns={['Email', 'Role', 'Since', { label: 'Actions', hidden: true }]}>
               {members.data.data.map((m) => {
                 const editable = canManage && (m.role !== 'owner' || org.role === 'owner');
                 return (
@@ -164,9 +134,7 @@ function MembersCard() {
                   </tr>
                 );
               })}
-            </tbody>
-          </table>
-        </div>
+            </Table>
       )}
       {canManage && <AddMember roles={roles} onAdded={invalidate} />}
     </section>

@@ -5,6 +5,7 @@ import { api, withQuery } from '../api/client';
 import { useSession } from '../api/session';
 import { IN_FLIGHT, type ImageSettings, type Product, type ProductImage, type Quote, type ReviewStatus } from '../api/types';
 import { CopyButton } from '../components/copy-button';
+import { useTitle } from '../components/use-title';
 import { ModelViewer } from '../components/model-viewer';
 import { Badge, ErrorBox, Loading, Progress } from '../components/states';
 import { modelLabel, modelTone, reviewTone, stepLabel, statusTone } from '../components/status';
@@ -18,9 +19,7 @@ export function ProductPage() {
     queryFn: () => api<Product>(`/v1/products/${id}`),
     refetchInterval: (q) => (q.state.data && IN_FLIGHT(q.state.data) ? 2000 : false),
   });
-  useEffect(() => {
-    document.title = `${product.data?.title || 'Product'} · Plinth`;
-  }, [product.data?.title]);
+  useTitle(product.data?.title || 'Product');
   if (product.isPending) return <Loading label="Loading product…" />;
   if (product.error) {
     return (

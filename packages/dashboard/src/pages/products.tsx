@@ -7,6 +7,7 @@ import { IN_FLIGHT, type List, type Product } from '../api/types';
 import { AddProducts } from '../components/add-products';
 import { Badge, Empty, ErrorBox, Loading, Pager, Progress } from '../components/states';
 import { modelLabel, modelTone, stepLabel, statusTone } from '../components/status';
+import { useTitle } from '../components/use-title';
 
 const LIMIT = 24;
 
@@ -18,9 +19,7 @@ export function ProductsPage() {
   const [modelStatus, setModelStatus] = useState('');
   const [tag, setTag] = useState('');
   const [offset, setOffset] = useState(0);
-  useEffect(() => {
-    document.title = 'Products · Plinth';
-  }, []);
+  useTitle('Products');
   // Typing waits for a pause before it asks the API.
   useEffect(() => {
     const t = setTimeout(() => {

@@ -1,17 +1,16 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
 import type { List, Project } from '../api/types';
 import { Empty, ErrorBox, Loading, when } from '../components/states';
+import { useTitle } from '../components/use-title';
 
 export function ProjectsPage() {
   const { orgId, canManage } = useSession();
   const client = useQueryClient();
   const [name, setName] = useState('');
-  useEffect(() => {
-    document.title = 'Projects · Plinth';
-  }, []);
+  useTitle('Projects');
   const projects = useQuery({ queryKey: ['projects', orgId], queryFn: () => api<List<Project>>('/v1/projects', { query: { org_id: orgId, limit: 100 } }) });
   const create = useMutation({
     mutationFn: () => api<Project>('/v1/projects', { method: 'POST', body: { name, allowed_domains: [], org_id: orgId } }),

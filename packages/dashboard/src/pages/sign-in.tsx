@@ -1,17 +1,16 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { api } from '../api/client';
 import { ErrorBox } from '../components/states';
+import { useTitle } from '../components/use-title';
 
 export function SignInPage() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const navigate = useNavigate();
   const client = useQueryClient();
-  useEffect(() => {
-    document.title = 'Sign in · Plinth';
-  }, []);
+  useTitle('Sign in');
   const login = useMutation({
     mutationFn: () => api('/auth/login', { method: 'POST', body: { email, password } }),
     onSuccess: async () => {

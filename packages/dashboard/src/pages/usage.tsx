@@ -1,12 +1,14 @@
 import * as Switch from '@radix-ui/react-switch';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
 import type { Usage } from '../api/types';
+import { Table } from '../components/table';
 import { Empty, ErrorBox, Loading } from '../components/states';
+import { useTitle } from '../components/use-title';
 
 const DAYS = [7, 30, 90] as const;
 
@@ -14,9 +16,7 @@ export function UsagePage() {
   const { orgId } = useSession();
   const [days, setDays] = useState<(typeof DAYS)[number]>(30);
   const [internal, setInternal] = useState(false);
-  useEffect(() => {
-    document.title = 'Usage · Plinth';
-  }, []);
+  useTitle('Usage');
   // Whole days in UTC, so a bucket is never cut in two.
   const range = useMemo(() => {
     const end = new Date();
@@ -94,21 +94,7 @@ export function UsagePage() {
             {!usage.data.by_product?.length ? (
               <Empty title="No product views yet" />
             ) : (
-              <div className="table-wrap">
-                <table>
-                  <caption className="sr-only">Top products</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Product</th>
-                      <th scope="col" className="num">
-                        Views
-                      </th>
-                      <th scope="col" className="num">
-                        AR sessions
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
+              <Table caption="Top products" columns={['Product', { label: 'Views', num: true }, { label: 'AR sessions', num: true }]}>
                     {usage.data.by_product.map((r) => (
                       <tr key={r.product_id}>
                         <td>
@@ -118,9 +104,7 @@ export function UsagePage() {
                         <td className="num">{r.ar_enter}</td>
                       </tr>
                     ))}
-                  </tbody>
-                </table>
-              </div>
+                  </Table>
             )}
           </section>
         </>

@@ -1,18 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
 import type { List, WebhookDelivery, WebhookEndpoint } from '../api/types';
 import { CopyButton } from '../components/copy-button';
+import { Table } from '../components/table';
 import { Badge, Empty, ErrorBox, Loading, when } from '../components/states';
+import { useTitle } from '../components/use-title';
 
 export function WebhooksPage() {
   const { orgId } = useSession();
   const client = useQueryClient();
   const [selected, setSelected] = useState<string | null>(null);
-  useEffect(() => {
-    document.title = 'Webhooks · Plinth';
-  }, []);
+  useTitle('Webhooks');
   const endpoints = useQuery({
     queryKey: ['webhooks', orgId],
     queryFn: () => api<List<WebhookEndpoint>>('/v1/webhooks', { query: { org_id: orgId, limit: 100 } }),
@@ -148,22 +148,7 @@ function Endpoint({ endpoint: e, onDelete }: { endpoint: WebhookEndpoint; onDele
       ) : deliveries.data.data.length === 0 ? (
         <p className="muted">No deliveries yet. Send a test event to try the endpoint.</p>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <caption className="sr-only">Deliveries</caption>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Response</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">When</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
+        <Table caption="Deliveries" columns={['Event', 'Status', 'Response', 'Attempts', 'When', { label: 'Actions', hidden: true }]}>
               {deliveries.data.data.map((d) => {
                 const last = d.attempts.at(-1);
                 return (
@@ -189,9 +174,7 @@ function Endpoint({ endpoint: e, onDelete }: { endpoint: WebhookEndpoint; onDele
                   </tr>
                 );
               })}
-            </tbody>
-          </table>
-        </div>
+            </Table>
       )}
     </section>
   );
