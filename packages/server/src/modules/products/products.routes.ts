@@ -1,3 +1,4 @@
+import { sendTaggedJson, tagged, type TaggedBody } from '../../http/conditional.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
@@ -40,7 +41,7 @@ export const productsRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const json = (p: Parameters<typeof productJson>[0]) => productJson(p, deps.storage);
-    const publicAnswers = new Map<string, { body: string; expires: number }>();
+    const publicAnswers = new Map<string, TaggedBody & { expires: number }>();
 
     app.post(
       '/v1/products',
@@ -150,11 +151,11 @@ export const productsRoutes =
             const row = await findProductRow(deps.database.db, request.params.id, principal.orgIds);
             if (!row || row.status !== 'published' || row.model_status !== 'ready') throw notFound('product');
             // Sent as a string: the five fields exactly, past the response serializer of the full record.
-            cached = { body: JSON.stringify(publicProjection(toProductRecord(row, []), deps.storage)), expires: now + PUBLIC_CACHE_MS };
+            cached = { ...tagged(JSON.stringify(publicProjection(toProductRecord(row, []), deps.storage))), expires: now + PUBLIC_CACHE_MS };
             if (publicAnswers.size >= PUBLIC_CACHE_MAX) publicAnswers.clear();
             publicAnswers.set(key, cached);
           }
-          return reply.type('application/json; charset=utf-8').send(cached.body as never);
+          return sendTaggedJson(request, reply, cached) as never;
         }
         return reply.type('application/json; charset=utf-8').send(JSON.stringify(json(await getProduct(deps, principal, request.params.id))) as never);
       },
