@@ -21,6 +21,15 @@ export interface ApiKey {
   last_used_at: string | null;
 }
 
+export interface Capture {
+  /** auto (default): cameras recovered from the photos; turntable: given or equal angles; walkaround: recovered, photos taken around the product */
+  kind: "auto" | "turntable" | "walkaround";
+  /** turntable: one angle per image, in order */
+  azimuths_deg?: Array<number>;
+  /** turntable: camera elevation, default 0 */
+  elevation_deg?: number;
+}
+
 export interface CreatedApiKey {
   object: "api_key";
   id: string;
@@ -35,8 +44,10 @@ export interface CreatedApiKey {
   created_at: string;
   revoked_at: string | null;
   last_used_at: string | null;
-  /** The key material. Shown only in this response. */
-  key: string;
+  /** The key material. Shown only in this response; absent from an idempotent replay (secret_redacted). */
+  key?: string;
+  /** Present (true) on an Idempotency-Key replay: the secret was shown in the first answer only and is left out. */
+  secret_redacted?: true;
 }
 
 export interface CreditLedgerEntry {
@@ -46,6 +57,23 @@ export interface CreditLedgerEntry {
   reason: string;
   ref: string | null;
   created_at: string;
+}
+
+/** How the cut-out of this image went; null until the image is analysed, or when it failed. */
+export interface Cutout {
+  /** none: no product was found apart from its surroundings (never used for generation; exports skip it unless accepted) */
+  status: "ok" | "uncertain" | "none";
+  method: "alpha" | "rendered" | "isnet" | "classical";
+  /** share of the frame that is product */
+  coverage: number;
+  confidence: number;
+}
+
+/** The product's real size in metres; the model is scaled so the given side matches (height first). */
+export interface DimensionsInput {
+  height?: number;
+  width?: number;
+  depth?: number;
 }
 
 /** What <service-model> needs to show a published product: its model, USDZ, poster and viewer settings. */
@@ -124,6 +152,10 @@ export interface Health {
       version: string | null;
     };
   };
+  segmenter: {
+    name: "isnet" | "classical";
+    model: string | null;
+  };
 }
 
 export interface Image {
@@ -138,6 +170,7 @@ export interface Image {
   settings: {
     [key: string]: unknown;
   };
+  cutout: Cutout | null;
   error: {
     code: string;
     message: string;
@@ -181,6 +214,21 @@ export interface Model {
     [key: string]: unknown;
   };
   origin: "imported" | "generated";
+  quality: ModelQuality | null;
+}
+
+/** How the model was made and how well it agrees with its photos. */
+export interface ModelQuality {
+  method: "posed_hull" | "turntable_hull" | "relief_card" | "external" | "imported";
+  pose_source: "sfm" | "mat" | "given" | "assumed" | null;
+  views_used: number;
+  views_total: number;
+  silhouette_iou: {
+    median: number;
+    min: number;
+  } | null;
+  largest_piece: number | null;
+  scale_source: "given" | "mat" | "assumed" | "file";
 }
 
 export interface Product {
@@ -201,8 +249,9 @@ export interface Product {
   };
   images: Array<Image>;
   model: Model | null;
-  analysis_status: string;
-  images_status: string;
+  analysis_status: "none" | "pending" | "done" | "failed";
+  /** ordered: renders of the model were ordered and are being made */
+  images_status: "none" | "ingesting" | "ready" | "failed" | "ordered";
   progress: number | null;
   step: string | null;
   error: {
@@ -382,8 +431,10 @@ export interface WebhookEndpointRotatedSecret {
   created_at: string;
   /** Format: date-time. */
   updated_at: string;
-  /** whsec_ + base64 key for verifying signatures. Shown only in this response. */
-  secret: string;
+  /** whsec_ + base64 key for verifying signatures. Shown only in this response; absent from an idempotent replay (secret_redacted). */
+  secret?: string;
+  /** Present (true) on an Idempotency-Key replay: the secret was shown in the first answer only and is left out. */
+  secret_redacted?: true;
   /**
    * Until then deliveries carry a signature with the old secret too.
    * Format: date-time.
@@ -404,8 +455,10 @@ export interface WebhookEndpointWithSecret {
   created_at: string;
   /** Format: date-time. */
   updated_at: string;
-  /** whsec_ + base64 key for verifying signatures. Shown only in this response. */
-  secret: string;
+  /** whsec_ + base64 key for verifying signatures. Shown only in this response; absent from an idempotent replay (secret_redacted). */
+  secret?: string;
+  /** Present (true) on an Idempotency-Key replay: the secret was shown in the first answer only and is left out. */
+  secret_redacted?: true;
 }
 
 /** Every operation of the API, keyed by `METHOD /path`: parameters, body and the JSON of each 2xx answer. */
@@ -696,6 +749,7 @@ export interface Operations {
       id: string;
     };
     query: {
+      /** Unix seconds. */
       expires: number;
       signature: string;
     };
@@ -768,6 +822,9 @@ export interface Operations {
       tags?: Array<string>;
       org_id?: string;
       generate_model?: boolean;
+      capture?: Capture;
+      /** The product's real size in metres; the model is scaled so the given side matches (height first). */
+      dimensions?: DimensionsInput;
     };
     responses: {
       200: Quote;
@@ -976,7 +1033,11 @@ export interface Operations {
       id: string;
     };
     query: never;
-    body: never;
+    body: {
+      capture?: Capture;
+      /** The product's real size in metres; the model is scaled so the given side matches (height first). */
+      dimensions?: DimensionsInput;
+    };
     responses: {
       200: Quote;
     };
@@ -1030,7 +1091,7 @@ export interface Operations {
       };
     };
   };
-  /** Create a project (beyond the spec) */
+  /** Create a project */
   "POST /v1/projects": {
     path: never;
     query: never;
@@ -1054,7 +1115,7 @@ export interface Operations {
       200: Project;
     };
   };
-  /** Update a project (beyond the spec) */
+  /** Update a project */
   "PATCH /v1/projects/{id}": {
     path: {
       id: string;
