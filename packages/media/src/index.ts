@@ -9,6 +9,26 @@ export { sniffImageFormat, type AcceptedFormat } from './image/image-formats.js'
 export { processImage, type ProcessedImage, type ProcessImageOptions, type ImageAnalysis } from './image/image-pipeline.js';
 export { BLURRY_THRESHOLD, isBlurry, sharpness } from './image/sharpness.js';
 
+// The cut-out: IS-Net or classical behind one interface.
+export {
+  chooseSegmenter,
+  describeSegmenter,
+  segmentImage,
+  segmentRgb,
+  locateModel,
+  loadModelBytes,
+  modelPackageDir,
+  MODEL_PACKAGE,
+  type CutoutInfo,
+  type CutoutMethod,
+  type CutoutStatus,
+  type SegmenterChoice,
+  type SegmenterKind,
+  type SegmentResult,
+} from './segment/segment.js';
+// Synthetic product photos with exact ground truth, for the cut-out's tests and bench.
+export { SCENES as CUTOUT_SCENES, EMPTY_SCENES as CUTOUT_EMPTY_SCENES, makeScene as makeCutoutScene, iou as maskIou } from './segment/synthetic-scenes.js';
+
 // Video frames and product pages.
 export { extractFrames, type ExtractFramesOptions } from './video/video-frames.js';
 export { extractProduct, type PageProduct } from './page/page-extract.js';

@@ -1,4 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, PlinthError, errorFromResponse } from './core/errors.js';
+import { APIPromise } from './core/api-promise.js';
 import { Page, PagePromise, type ListBody } from './core/pagination.js';
 import { buildURL, methodOf, newIdempotencyKey, type CallArgs, type ItemOf, type ListOperation, type Success } from './core/request.js';
 import { isRetryable, retryDelay, sleep } from './core/retries.js';
@@ -75,9 +76,8 @@ export class Plinth {
   }
 
   /** Calls one operation and answers its JSON; non-2xx answers throw the matching PlinthError. */
-  async request<K extends OperationKey>(op: K, args: CallArgs<K>): Promise<Success<K>> {
-    const { body } = await this.#send(op, args, false);
-    return body as Success<K>;
+  request<K extends OperationKey>(op: K, args: CallArgs<K>): APIPromise<Success<K>> {
+    return new APIPromise(this.#send(op, args, false).then(({ body, response }) => ({ data: body as Success<K>, response })));
   }
 
   /**

@@ -21,6 +21,7 @@ export {
 export { Page, PagePromise, type ListBody } from './core/pagination.js';
 export type { RequestOptions, UploadData } from './core/request.js';
 export { verifySignature as verifyWebhookSignature, type VerifyOptions, type WebhookHeaders, type WebhookPayload } from './core/webhook-signature.js';
-export type { ExportResult } from './resources/products.js';
+export { WaitForError, type ExportResult, type WaitForOptions, type WaitUntil } from './resources/products.js';
+export { APIPromise, type WithResponse } from './core/api-promise.js';
 export type { UploadCreateParams } from './resources/uploads.js';
 export type * from './types.js';

@@ -2,7 +2,7 @@
  * Friendly names for the request and response types, all taken from the generated OpenAPI types,
  * so that a change in the API's schemas shows up here as a type error instead of a silent lie.
  */
-import type { Operations, OperationKey } from './generated/openapi.js';
+import type { Operations, OperationKey, Product } from './generated/openapi.js';
 import type { Success } from './core/request.js';
 
 export type {
@@ -70,17 +70,53 @@ export type DeliveryListParams = Query<'GET /v1/webhooks/{id}/deliveries'>;
 export type WebhookSubscription = NonNullable<WebhookCreateParams['events']>[number];
 export type WebhookEventType = Exclude<WebhookSubscription, '*'>;
 
-/**
- * What a delivery's body holds. `data.object` carries the id of the record the event is about and
- * what changed; fetch the record for its current state.
- */
-export interface WebhookEvent<T extends WebhookEventType = WebhookEventType> {
+/** `data.object` of a `product.deleted` event: the product is gone, only its id remains. */
+export interface DeletedProductObject {
+  object: 'product';
   id: string;
-  type: T;
-  created_at: string;
-  org_id: string;
-  data: { object: { id: string; [key: string]: unknown } };
+  deleted: true;
 }
+
+/** `data.object` of `export.ready`: the link is also mailed to the export's `notify_email`. */
+export interface ExportReadyObject {
+  id: string;
+  images: number;
+  download_url: string;
+}
+
+/** `data.object` of `webhook.test`, sent only by `POST /v1/webhooks/{id}/test` to that endpoint. */
+export interface WebhookTestObject {
+  object: 'webhook_test';
+  endpoint_id: string;
+  message: string;
+}
+
+/**
+ * `data.object` per event type (docs/webhooks.md, "Catalogue"). Every `product.*` event but `product.deleted`
+ * carries the whole product as `GET /v1/products/{id}` answers a secret key, read when the event happened.
+ */
+export interface WebhookEventObjects {
+  'product.created': Product;
+  'product.updated': Product;
+  'product.published': Product;
+  'product.model.ready': Product;
+  'product.model.failed': Product;
+  'product.images.ready': Product;
+  'product.deleted': DeletedProductObject;
+  'export.ready': ExportReadyObject;
+  'webhook.test': WebhookTestObject;
+}
+
+// A new event type in the API without an entry above fails to compile here.
+type _EveryTypeHasAnObject = WebhookEventObjects[WebhookEventType];
+
+/**
+ * What a delivery's body holds: a union discriminated on `type`, so `switch (event.type)` narrows
+ * `event.data.object` to the product, the deleted id, the export or the test message.
+ */
+export type WebhookEvent<T extends keyof WebhookEventObjects = keyof WebhookEventObjects> = {
+  [K in T]: { id: string; type: K; created_at: string; org_id: string; data: { object: WebhookEventObjects[K] } };
+}[T];
 
 // Keys, projects
 export type ApiKeyListParams = Query<'GET /v1/api_keys'>;

@@ -61,8 +61,39 @@ export async function main(): Promise<string[]> {
   } catch (e) {
     if (e instanceof NotFoundError) ids.push(e.code, String(e.status), e.requestId ?? '');
   }
-  return [...ids, status, quote.resume_token, event.type, upload.path];
+  // Waiting for work, with progress, and a call's request id.
+  const ready: Product = await client.products.waitFor('prod_1', { until: 'model_ready', timeoutMs: 60_000, onProgress: (p) => ids.push(String(p.progress)) });
+  const modelStatus: 'none' | 'queued' | 'generating' | 'ready' | 'failed' = ready.model_status;
+  const imagesStatus: 'none' | 'ingesting' | 'ready' | 'failed' | 'ordered' = ready.images_status;
+  const { data, requestId, headers, status: httpStatus } = await client.products.retrieve('prod_1').withResponse();
+  const first: string | undefined = data.tags[0];
+  // @ts-expect-error waitFor takes model_ready or images_ready only
+  void client.products.waitFor('prod_1', { until: 'published' });
+  return [...ids, status, quote.resume_token, event.type, upload.path, modelStatus, imagesStatus, requestId ?? '', headers.get('etag') ?? '', String(httpStatus), first ?? '', handle(event)];
 }
+
+/** A typed webhook handler: the switch narrows data.object by type. */
+export function handle(event: WebhookEvent): string {
+  switch (event.type) {
+    case 'product.deleted':
+      return event.data.object.deleted ? event.data.object.id : '';
+    case 'export.ready':
+      return event.data.object.download_url;
+    case 'webhook.test':
+      return event.data.object.endpoint_id;
+    default: {
+      const product: Product = event.data.object;
+      return product.model?.usdz_url ?? product.id;
+    }
+  }
+}
+`;
+
+/** CommonJS consumers: require() gets the same client. */
+const CJS_SCRIPT = `
+const { Plinth, NotFoundError } = require('@plinth/sdk');
+const client = new Plinth({ apiKey: process.env.KEY, baseURL: process.env.BASE });
+client.health.retrieve().withResponse().then((r) => console.log(JSON.stringify({ status: r.data.status, requestId: r.requestId, notFound: typeof NotFoundError, resolved: require.resolve('@plinth/sdk') })));
 `;
 
 let api: Api;
@@ -85,7 +116,9 @@ describe('npm pack', { timeout: 180_000 }, () => {
     expect(files).toContain('dist/index.js');
     expect(files).toContain('dist/index.d.ts');
     expect(files).toContain('README.md');
-    expect(files.filter((f) => !f.startsWith('dist/') && f !== 'README.md' && f !== 'package.json')).toEqual([]);
+    expect(files).toContain('LICENSE');
+    expect(files).toContain('dist/index.cjs');
+    expect(files.filter((f) => !f.startsWith('dist/') && !['README.md', 'LICENSE', 'package.json'].includes(f))).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(SDK, 'package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
 
@@ -100,8 +133,21 @@ describe('npm pack', { timeout: 180_000 }, () => {
     const out = await run('node', ['run.mjs'], { cwd: project, env: { ...process.env, BASE: api.base, KEY: api.t.org.secret_key } });
     expect(JSON.parse(out.stdout)).toEqual({ health: 'ok', ids: [id], missing: 'not_found', sameClass: true });
 
+    writeFileSync(join(project, 'run.cjs'), CJS_SCRIPT);
+    const cjs = JSON.parse((await run('node', ['run.cjs'], { cwd: project, env: { ...process.env, BASE: api.base, KEY: api.t.org.secret_key } })).stdout);
+    expect(cjs).toMatchObject({ status: 'ok', requestId: expect.stringMatching(/^req_/), notFound: 'function', resolved: expect.stringMatching(/index\.cjs$/) });
+
     writeFileSync(join(project, 'check.ts'), TS_SOURCE);
-    const common = { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: false };
+    const common = {
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      target: 'ES2022',
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+      noEmit: true,
+      skipLibCheck: false,
+    };
     const configs = {
       'tsconfig.browser.json': { ...common, lib: ['ES2022', 'DOM'], types: [] },
       'tsconfig.node.json': { ...common, lib: ['ES2022'], types: ['node'], typeRoots: [join(REPO, 'node_modules', '@types')] },

@@ -132,6 +132,17 @@ describe('every resource against a real server, answers checked against the Open
     const [imageId] = await seedImages(api.t, id, org(), 2);
     await storeBoxModel(api.t, org(), id);
     check('GET /v1/products/{id}', 200, await client.products.retrieve(id));
+    const { data: withMeta, requestId, status } = await client.products.retrieve(id).withResponse();
+    expect([withMeta.id, status, requestId]).toEqual([id, 200, expect.stringMatching(/^req_/)]);
+    const progress: Array<number | null> = [];
+    const ready = await client.products.waitFor(id, { until: 'model_ready', timeoutMs: 5_000, intervalMs: 50, onProgress: (p) => progress.push(p.progress) });
+    expect([ready.model_status, progress]).toEqual(['ready', []]);
+    const imagesless = await seedProduct(api.t, org(), { imagesStatus: 'failed' });
+    await expect(client.products.waitFor(imagesless, { until: 'images_ready', intervalMs: 50 })).rejects.toMatchObject({ name: 'WaitForError', reason: 'failed' });
+    const stuck = await seedProduct(api.t, org(), { modelStatus: 'generating' });
+    const seen: Array<string | null> = [];
+    await expect(client.products.waitFor(stuck, { until: 'model_ready', timeoutMs: 300, intervalMs: 50, onProgress: (p) => seen.push(p.model_status) })).rejects.toMatchObject({ reason: 'timeout' });
+    expect(seen).toEqual(['generating']);
     check('PATCH /v1/products/{id}', 200, await client.products.update(id, { title: 'Tall vase', tags: ['decor'] }));
     const image = await client.products.updateImage(id, imageId, { settings: { background: '#eeeeee', shadow: 'contact' } });
     check('PATCH /v1/products/{id}/images/{image_id}', 200, image);

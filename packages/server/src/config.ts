@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, accessSync, constants as fsConstants } from 'node:fs';
 import { delimiter, dirname, join, resolve } from 'node:path';
+import type { ModelCaps } from '@plinth/media';
 
 /**
  * The one reader of the environment. Everything else receives a frozen Config.
@@ -92,23 +93,17 @@ export interface Config {
   generator: { kind: 'builtin' | 'external'; url: string | null; apiKey: string | null; triangleBudget: number };
   /** turntable renders of a model-only product's model */
   renders: { views: number; size: number };
+  /** the cut-out: PLINTH_SEGMENTER (auto = IS-Net when a model is available) and PLINTH_SEGMENTER_MODEL (an ONNX file) */
+  segmenter: { kind: 'auto' | 'isnet' | 'classical'; modelPath: string | null };
   /**
    * The media sandbox: each child's memory cap (PLINTH_MEDIA_MEMORY_MB, V8 heap and resident memory),
    * the time one media step may take (PLINTH_MEDIA_TIMEOUT_S), its V8 stack and how many children run.
    */
   media: { memoryMb: number; timeoutS: number; stackKb: number; children: number };
   /** input caps for models, checked before anything big is allocated (model_too_complex) */
-  modelLimits: ModelLimits;
+  modelLimits: ModelCaps;
 }
 
-export interface ModelLimits {
-  maxTriangles: number;
-  maxNodes: number;
-  maxDepth: number;
-  maxTextureSide: number;
-  maxTexturePixels: number;
-  maxBufferBytes: number;
-}
 
 type Env = Record<string, string | undefined>;
 
@@ -201,6 +196,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     pricing: pricing(env.PLINTH_PRICING),
     generator: generator(env),
     renders: { views: int(env, 'PLINTH_RENDER_VIEWS', 8, 1), size: int(env, 'PLINTH_RENDER_SIZE', 2048, 64) },
+    segmenter: segmenter(env),
     media: {
       memoryMb: int(env, 'PLINTH_MEDIA_MEMORY_MB', 2048, 64),
       // Generous for one step (a built-in generation takes under 20 s on two cores, a render under 2 min).
@@ -237,6 +233,16 @@ function pricing(raw: string | undefined): Pricing {
     (out as unknown as Record<string, number>)[k] = v;
   }
   return out;
+}
+
+function segmenter(env: Env): Config['segmenter'] {
+  const kind = (env.PLINTH_SEGMENTER || 'auto').toLowerCase();
+  if (kind !== 'auto' && kind !== 'isnet' && kind !== 'classical') {
+    throw new ConfigError('PLINTH_SEGMENTER must be "auto", "isnet" or "classical"');
+  }
+  const modelPath = env.PLINTH_SEGMENTER_MODEL ? resolve(env.PLINTH_SEGMENTER_MODEL) : null;
+  if (modelPath && !existsSync(modelPath)) throw new ConfigError(`PLINTH_SEGMENTER_MODEL: ${modelPath} does not exist`);
+  return { kind, modelPath };
 }
 
 function generator(env: Env): Config['generator'] {

@@ -222,17 +222,21 @@ describe('finishImage', () => {
     expect(Math.abs(box.top - bottom)).toBeLessThanOrEqual(2);
   });
 
-  it('casts a soft shadow down and to the right of the product', async () => {
+  it('casts a soft shadow on the floor from the product\'s base, leaning right', async () => {
     const none = await decode(await finish({ shadow: 'none', format: 'png' }));
     const soft = await decode(await finish({ shadow: 'soft', format: 'png' }));
     const box = contentBox(none, WHITE);
     const gap = SIZE * 0.01;
-    const downRight: [number, number] = [box.left + box.width + gap, box.top + box.height + gap];
-    expect(brightness(pixel(none, ...downRight))).toBe(765);
-    expect(brightness(pixel(soft, ...downRight))).toBeLessThan(765 - 45);
-    // ...and not up-left of it, where light comes from.
-    const upLeft: [number, number] = [box.left - 3 * gap, box.top - 3 * gap];
-    expect(brightness(pixel(soft, ...upLeft))).toBeGreaterThan(765 - 15);
+    const underBase: [number, number] = [box.left + box.width / 2, box.top + box.height + gap];
+    expect(brightness(pixel(none, ...underBase))).toBe(765);
+    expect(brightness(pixel(soft, ...underBase))).toBeLessThan(765 - 45);
+    // Leaning away from the light: more shadow right of the base than left of it.
+    const right: [number, number] = [box.left + box.width + gap, box.top + box.height + gap];
+    const left: [number, number] = [box.left - gap, box.top + box.height + gap];
+    expect(brightness(pixel(soft, ...right))).toBeLessThan(brightness(pixel(soft, ...left)));
+    // Cast on the floor from the footprint, not a box behind the product: nothing beside it at mid-height, or above it.
+    expect(brightness(pixel(soft, box.left + box.width + 3 * gap, box.top + box.height / 2))).toBeGreaterThan(765 - 6);
+    expect(brightness(pixel(soft, box.left - 3 * gap, box.top - 3 * gap))).toBeGreaterThan(765 - 15);
     for (const corner of corners(soft)) expect(brightness(corner)).toBeGreaterThan(765 - 6);
   });
 
@@ -240,8 +244,10 @@ describe('finishImage', () => {
     const soft = await decode(await finish({ shadow: 'soft', format: 'png' }));
     const hard = await decode(await finish({ shadow: 'hard', format: 'png' }));
     const box = contentBox(await decode(await finish({ shadow: 'none', format: 'png' })), WHITE);
-    const near: [number, number] = [box.left + box.width + 2, box.top + box.height / 2];
+    const near: [number, number] = [box.left + box.width / 2, box.top + box.height + 3];
     expect(brightness(pixel(hard, ...near))).toBeLessThan(brightness(pixel(soft, ...near)) - 30);
+    const far: [number, number] = [box.left + box.width / 2, box.top + box.height + SIZE * 0.06];
+    expect(brightness(pixel(hard, ...far))).toBeGreaterThanOrEqual(brightness(pixel(soft, ...far)));
   });
 
   it('puts a contact shadow on the ground under the product', async () => {

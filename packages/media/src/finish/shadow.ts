@@ -75,7 +75,7 @@ export async function renderShadow(input: ShadowInput): Promise<ShadowMap> {
     opacity = CONTACT.opacity;
   } else {
     const spec = DROP_SHADOWS[input.shadow];
-    plane = await placeSilhouette(side, f, longSide, input.placement, input.silhouette, spec);
+    plane = drawFootprint(side, f, longSide, input.placement, input.silhouette, spec);
     opacity = spec.opacity;
   }
   const coverage = await sharp(plane, { raw: { width: side, height: side, channels: 1 } })
@@ -87,36 +87,46 @@ export async function renderShadow(input: ShadowInput): Promise<ShadowMap> {
   return { coverage, side, opacity };
 }
 
-async function placeSilhouette(
-  side: number,
-  f: number,
-  longSide: number,
-  placement: Box,
-  silhouette: AlphaPlane,
-  spec: DropShadow,
-): Promise<Buffer> {
-  const width = Math.max(1, Math.round(placement.width * f));
-  const height = Math.max(1, Math.round(placement.height * f));
-  const small = await sharp(silhouette.data, {
-    raw: { width: silhouette.width, height: silhouette.height, channels: 1 },
-  })
-    .resize(width, height, { fit: 'fill' })
-    .toColourspace('b-w')
-    .raw()
-    .toBuffer();
+/**
+ * A shadow cast on the floor from where the product stands: each column of the mask's bottom rows
+ * (its footprint, soft edges included) darkens a band of floor just below and behind the base, falling
+ * off away from it and leaning a little away from the light. A product's shadow follows its real base
+ * (the feet of a chair, the round bottom of a bottle), not its bounding box.
+ */
+function drawFootprint(side: number, f: number, longSide: number, placement: Box, silhouette: AlphaPlane, spec: DropShadow): Buffer {
   const plane = Buffer.alloc(side * side);
-  const ox = Math.round((placement.left + spec.dx * longSide) * f);
-  const oy = Math.round((placement.top + spec.dy * longSide) * f);
-  // The offset can push the shadow past the canvas when padding is small, so
-  // the copy is clipped on every side.
-  const x0 = Math.max(0, ox);
-  const x1 = Math.min(side, ox + width);
-  if (x1 <= x0) return plane;
-  for (let y = Math.max(0, oy); y < Math.min(side, oy + height); y++) {
-    const src = (y - oy) * width + (x0 - ox);
-    plane.set(small.subarray(src, src + (x1 - x0)), y * side + x0);
+  const weights = footprint(silhouette, 0.06);
+  const width = Math.max(1, Math.round(placement.width * f));
+  const baseY = (placement.top + placement.height) * f;
+  // Depth of the shadow on the floor: a flattened copy of the product's presence, as from a high light.
+  const depth = Math.max(1.5, spec.dy * 2.2 * longSide * f);
+  const lean = spec.dx * longSide * f;
+  const above = depth * 0.35;
+  for (let c = 0; c < width; c++) {
+    const w = weights[Math.min(weights.length - 1, Math.floor((c / width) * weights.length))];
+    if (w <= 0) continue;
+    for (let y = Math.max(0, Math.floor(baseY - above)); y < Math.min(side, Math.ceil(baseY + depth)); y++) {
+      const t = (y + 0.5 - baseY) / (y + 0.5 >= baseY ? depth : above);
+      const k = Math.max(0, 1 - Math.abs(t));
+      const x = Math.round(placement.left * f + c + lean * Math.max(0, t));
+      if (x < 0 || x >= side) continue;
+      const v = Math.round(255 * w * k * Math.sqrt(k));
+      const o = y * side + x;
+      if (v > plane[o]) plane[o] = v;
+    }
   }
   return plane;
+}
+
+/** Per column of the silhouette, how much of the product touches the floor (0..1) in its bottom rows. */
+function footprint(silhouette: AlphaPlane, rowsFraction: number): Float32Array {
+  const out = new Float32Array(silhouette.width);
+  const rows = Math.max(1, Math.round(silhouette.height * rowsFraction));
+  for (let y = silhouette.height - rows; y < silhouette.height; y++) {
+    const row = y * silhouette.width;
+    for (let x = 0; x < silhouette.width; x++) out[x] = Math.max(out[x], silhouette.data[row + x] / 255);
+  }
+  return out;
 }
 
 function drawContactEllipse(

@@ -9,7 +9,7 @@ import { simplifyToBudget } from './mesh-simplify.js';
 import { round3, type ModelQuality } from './model-quality.js';
 import { carvePosedHull, fillSmallHoles, insideBox, posedSamplers } from './posed-carve.js';
 import { directionToCameraFrame, findFloor, modelFrame } from './posed-frame.js';
-import { gateModel, silhouetteIoU } from './posed-gate.js';
+import { gateModel, MIN_LARGEST_PIECE, MIN_MEDIAN_IOU, silhouetteIoU } from './posed-gate.js';
 import type { PreparedView } from './prepared-view.js';
 
 // The built-in generator for captures with real cameras (recovered by structure from motion, or given):
@@ -188,7 +188,13 @@ export async function generatePosedHull(
     scale_source: 'assumed',
   };
   if (!gate.passed) {
-    throw new MediaError('inconsistent_views', 'The model does not agree with the photos closely enough to be trusted', { ...details, quality });
+    throw new MediaError(
+      'inconsistent_views',
+      `The model does not agree with the photos closely enough to be trusted: silhouette IoU median ${quality.silhouette_iou!.median} ` +
+        `(at least ${MIN_MEDIAN_IOU} needed), largest piece ${quality.largest_piece} of the surface (at least ${MIN_LARGEST_PIECE}), ` +
+        `${views.length} of ${recovery.viewsTotal} photos placed`,
+      { ...details, quality },
+    );
   }
   const centres = cams.map(cameraCentre);
   const textured = await textureHull(

@@ -1,6 +1,8 @@
 import sharp, { type Metadata, type SharpOptions } from 'sharp';
 import { metadataMatches, rejectionFromSharpError, sniffImageFormat, type AcceptedFormat } from './image-formats.js';
-import { computeMask, estimateBackground, maskExtent, softenMask, type Rgb } from './image-mask.js';
+import { estimateBackground, maskExtent, type Rgb } from './image-mask.js';
+import { chooseSegmenter, judgeAlpha, segmentRgb, type SegmenterChoice } from '../segment/segment.js';
+import type { CutoutInfo } from '../segment/segment-types.js';
 import { MediaError } from '../errors.js';
 import { laplacianVariance, lumaFromRaw, SHARPNESS_SIDE } from './sharpness.js';
 
@@ -17,6 +19,8 @@ export interface ImageAnalysis {
   bbox: { x: number; y: number; width: number; height: number };
   /** variance of the Laplacian at longest side 512, comparable with `sharpness()` */
   sharpness: number;
+  /** how the cut-out went: `none` means no product was found apart from its surroundings */
+  cutout: CutoutInfo;
 }
 
 export interface ProcessedImage {
@@ -38,6 +42,10 @@ export interface ProcessImageOptions {
   maxPixels?: number;
   /** default 64 */
   minSide?: number;
+  /** which segmenter cuts out opaque images; default classical (the server passes its configured choice) */
+  segmenter?: SegmenterChoice;
+  /** the image is one of Plinth's own renders: its alpha is reported as `rendered` */
+  rendered?: boolean;
 }
 
 const OUTPUT: Record<AcceptedFormat, { contentType: ProcessedImage['contentType']; ext: ProcessedImage['ext'] }> = {
@@ -113,7 +121,7 @@ export async function processImage(input: Buffer, opts: ProcessImageOptions = {}
   // 'error' also aborts on truncation; 'warning' would refuse too many real-world camera JPEGs.
   const decode: SharpOptions = { failOn: 'error', limitInputPixels: maxPixels, autoOrient: true, pages: 1 };
   try {
-    return await run(input, format, decode, { width, height });
+    return await run(input, format, decode, { width, height }, opts);
   } catch (err) {
     if (err instanceof MediaError) throw err;
     throw rejectionFromSharpError(err);
@@ -125,6 +133,7 @@ async function run(
   format: AcceptedFormat,
   decode: SharpOptions,
   size: { width: number; height: number },
+  opts: ProcessImageOptions,
 ): Promise<ProcessedImage> {
   // Small copy first: it decides whether the alpha channel means anything, and it feeds the
   // analysis and the thumbnail (JPEG shrink-on-load makes it far cheaper than the full decode).
@@ -145,15 +154,26 @@ async function run(
   const sharpnessValue = laplacianVariance(lumaFromRaw(rgb, w, h, 3), w, h);
 
   let smallMask: Uint8Array;
-  let background: Rgb;
+  const background: Rgb = estimateBackground(rgb, w, h).colour;
+  let cutout: CutoutInfo;
+  let fullAlpha: Uint8Array | null = null;
   if (hasAlpha) {
     smallMask = new Uint8Array(n);
     for (let i = 0; i < n; i++) smallMask[i] = small.data[i * 4 + 3];
-    background = estimateBackground(rgb, w, h).colour;
+    cutout = judgeAlpha(smallMask, w, h, opts.rendered ? 'rendered' : 'alpha');
   } else {
-    const cut = computeMask(rgb, w, h);
-    smallMask = cut.mask;
-    background = cut.background.colour;
+    // The cut-out works on the full-resolution pixels: its rim is anti-aliased at the photo's own size.
+    const decoded = await sharp(input, decode).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const segmenter = chooseSegmenter(opts.segmenter ?? { kind: 'classical' });
+    const cut = await segmentRgb({ data: decoded.data, width: decoded.info.width, height: decoded.info.height }, segmenter);
+    fullAlpha = cut.alpha;
+    cutout = cut.cutout;
+    // Point-sampled onto the small grid: only the extent and coverage are read from it.
+    smallMask = new Uint8Array(n);
+    for (let y = 0; y < h; y++) {
+      const sy = Math.min(cut.height - 1, Math.floor(((y + 0.5) * cut.height) / h));
+      for (let x = 0; x < w; x++) smallMask[y * w + x] = cut.alpha[sy * cut.width + Math.min(cut.width - 1, Math.floor(((x + 0.5) * cut.width) / w))];
+    }
   }
   const extent = maskExtent(smallMask, w, h);
 
@@ -175,8 +195,7 @@ async function run(
     hasAlpha
       ? // Same conversion as the output, so the mask equals its alpha byte for byte (16-bit too).
         sharp(input, decode).toColourspace('srgb').extractChannel(3).png({ compressionLevel: 6 }).toBuffer()
-      : sharp(softenMask(smallMask, w, h), { raw: { width: w, height: h, channels: 1 } })
-          .resize(size.width, size.height, { fit: 'fill', kernel: 'linear' })
+      : sharp(fullAlpha!, { raw: { width: size.width, height: size.height, channels: 1 } })
           .toColourspace('b-w')
           .png({ compressionLevel: 6 })
           .toBuffer(),
@@ -203,7 +222,7 @@ async function run(
     bytes: encoded.data.length,
     thumbnail,
     mask,
-    analysis: { background: hex(background), hasAlpha, coverage: extent.coverage, bbox, sharpness: sharpnessValue },
+    analysis: { background: hex(background), hasAlpha, coverage: extent.coverage, bbox, sharpness: sharpnessValue, cutout },
   };
 }
 

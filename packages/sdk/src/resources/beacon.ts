@@ -1,5 +1,6 @@
 import type { RequestOptions } from '../core/request.js';
 import type { BeaconParams, BeaconReceipt } from '../types.js';
+import type { APIPromise } from '../core/api-promise.js';
 import { Resource } from './resource.js';
 
 export class Beacon extends Resource {
@@ -7,7 +8,7 @@ export class Beacon extends Resource {
    * Records view, ar_enter and ar_session_ended events (at most 100). With a secret key they count
    * as the organization's own (internal) traffic; a publishable key works from its allowed origins.
    */
-  send(params: BeaconParams, options?: RequestOptions): Promise<BeaconReceipt> {
+  send(params: BeaconParams, options?: RequestOptions): APIPromise<BeaconReceipt> {
     return this.client.request('POST /v1/beacon', { body: params, options });
   }
 }

@@ -1,5 +1,6 @@
 import type { RequestOptions, UploadData } from '../core/request.js';
 import type { Upload, UploadParams } from '../types.js';
+import type { APIPromise } from '../core/api-promise.js';
 import { Resource } from './resource.js';
 
 export interface UploadCreateParams extends UploadParams {
@@ -14,7 +15,7 @@ export class Uploads extends Resource {
    * product. Uploads are private to the organization and count against its upload quota; one that no
    * product uses is deleted after 24 hours.
    */
-  create(file: UploadData, params: UploadCreateParams = {}, options?: RequestOptions): Promise<Upload> {
+  create(file: UploadData, params: UploadCreateParams = {}, options?: RequestOptions): APIPromise<Upload> {
     const { contentType, ...query } = params;
     const type = contentType || (typeof Blob !== 'undefined' && file instanceof Blob && file.type) || 'application/octet-stream';
     return this.client.request('POST /v1/uploads', { query, upload: { data: file, contentType: type }, options });

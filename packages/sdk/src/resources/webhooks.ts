@@ -16,6 +16,7 @@ import type {
   WebhookOrgParams,
   WebhookUpdateParams,
 } from '../types.js';
+import type { APIPromise } from '../core/api-promise.js';
 import { Resource } from './resource.js';
 
 /** Writes to one endpoint may name its organization; otherwise every organization the key reaches is searched. */
@@ -28,7 +29,7 @@ export class WebhookDeliveries extends Resource {
   }
 
   /** Sends a delivery again now; answers it, pending. 409 while the endpoint is disabled. */
-  retry(webhookId: string, deliveryId: string, params?: OrgParams, options?: RequestOptions): Promise<WebhookDelivery> {
+  retry(webhookId: string, deliveryId: string, params?: OrgParams, options?: RequestOptions): APIPromise<WebhookDelivery> {
     return this.client.request('POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry', {
       path: { id: webhookId, delivery_id: deliveryId },
       query: params,
@@ -50,27 +51,27 @@ export class Webhooks extends Resource {
   }
 
   /** The answer carries the signing `secret`, shown only here and on rotateSecret(): store it now. */
-  create(params: WebhookCreateParams, options?: RequestOptions): Promise<WebhookEndpointWithSecret> {
+  create(params: WebhookCreateParams, options?: RequestOptions): APIPromise<WebhookEndpointWithSecret> {
     return this.client.request('POST /v1/webhooks', { body: params, options });
   }
 
-  retrieve(id: string, params?: OrgParams, options?: RequestOptions): Promise<WebhookEndpoint> {
+  retrieve(id: string, params?: OrgParams, options?: RequestOptions): APIPromise<WebhookEndpoint> {
     return this.client.request('GET /v1/webhooks/{id}', { path: { id }, query: params, options });
   }
 
   /** `enabled: false` ends the pending deliveries; `true` resumes with new events. `org_id` goes in the query. */
-  update(id: string, params: WebhookUpdateParams & OrgParams, options?: RequestOptions): Promise<WebhookEndpoint> {
+  update(id: string, params: WebhookUpdateParams & OrgParams, options?: RequestOptions): APIPromise<WebhookEndpoint> {
     const { org_id, ...body } = params;
     return this.client.request('PATCH /v1/webhooks/{id}', { path: { id }, query: org_id ? { org_id } : undefined, body, options });
   }
 
   /** Its deliveries go with it. */
-  delete(id: string, params?: OrgParams, options?: RequestOptions): Promise<WebhookDeleted> {
+  delete(id: string, params?: OrgParams, options?: RequestOptions): APIPromise<WebhookDeleted> {
     return this.client.request('DELETE /v1/webhooks/{id}', { path: { id }, query: params, options });
   }
 
   /** A new secret; for 24 h deliveries are signed with both, so receivers can switch without losing any. */
-  rotateSecret(id: string, params?: OrgParams, options?: RequestOptions): Promise<WebhookEndpointRotatedSecret> {
+  rotateSecret(id: string, params?: OrgParams, options?: RequestOptions): APIPromise<WebhookEndpointRotatedSecret> {
     return this.client.request('POST /v1/webhooks/{id}/rotate_secret', { path: { id }, query: params, options });
   }
 

@@ -9,6 +9,7 @@ import { failureProblem } from '../ingest/ingest.jobs.js';
 import { InputRejected } from '../ingest/input-rejected.js';
 import { imagesFailed, isModelInFlight, modelFailed, modelGenerating, modelReady, rendersReady, reportProgress } from '../products/products.lifecycle.js';
 import { loadProduct } from '../products/products.repo.js';
+import { cutoutOf } from '../products/products.json.js';
 import type { ProductRecord } from '../products/products.types.js';
 import type { ModelQualityRecord } from '../products/products.types.js';
 import { createGenerator } from './generation.service.js';
@@ -49,7 +50,8 @@ async function loadViews(deps: Deps, product: ProductRecord): Promise<GeneratorV
   const step = 360 / Math.max(1, shots.length);
   const usable = shots
     .map((image, slot) => ({ image, azimuthDeg: slot * step }))
-    .filter(({ image: i }) => i.storageKey && i.maskKey && !i.error && i.reviewStatus !== 'rejected');
+    // A photo whose cut-out found nothing would carve the surroundings: it never feeds generation.
+    .filter(({ image: i }) => i.storageKey && i.maskKey && !i.error && i.reviewStatus !== 'rejected' && cutoutOf(i)?.status !== 'none');
   return Promise.all(
     usable.map(async ({ image, azimuthDeg }) => ({
       image: await deps.storage.getBuffer(image.storageKey!),
@@ -118,7 +120,7 @@ async function render(deps: Deps, product: ProductRecord) {
   const pngs = await deps.media.run('render.turntable', { glb, options: { chromiumPath, views: deps.config.renders.views, size: deps.config.renders.size } });
   await reportProgress(deps, product.id, 70, 'processing_renders');
   const stored: StoredImage[] = [];
-  for (const png of pngs) stored.push(await storeImageFiles(deps, product, await deps.media.run('image.process', { data: png }), 'rendered', null));
+  for (const png of pngs) stored.push(await storeImageFiles(deps, product, await deps.media.run('image.process', { data: png, options: { rendered: true } }), 'rendered', null));
   const at = deps.clock.now().toISOString();
   await inTransaction(deps.database.db, async (trx) => {
     const current = await loadProduct(trx, product.id);

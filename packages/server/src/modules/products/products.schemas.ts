@@ -97,8 +97,10 @@ export const ProductSchema = Type.Object(
     source: Type.Object({ kind: Str }, { additionalProperties: true }),
     images: Type.Array(ImageSchema),
     model: Nullable(ModelSchema),
-    analysis_status: Str,
-    images_status: Str,
+    analysis_status: Type.Union(['none', 'pending', 'done', 'failed'].map((v) => Type.Literal(v))),
+    images_status: Type.Union(['none', 'ingesting', 'ready', 'failed', 'ordered'].map((v) => Type.Literal(v)), {
+      description: 'ordered: renders of the model were ordered and are being made',
+    }),
     progress: Nullable(Type.Integer({ minimum: 0, maximum: 100 })),
     step: Nullable(Str),
     error: Problem,

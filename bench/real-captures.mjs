@@ -1,0 +1,127 @@
+// Real photo sets through the whole product: upload, quote, commit, camera recovery, carving, the honest
+// gate, storage. Per set it prints status, failure reason, views registered, silhouette IoU, largest piece,
+// dimensions, wall time and the peak resident memory of the server with its children (COLMAP, the media
+// sandbox), and writes a PNG contact sheet of the model from 8 angles.
+//
+//   npm run build && node bench/real-captures.mjs [--data=DIR] [--out=DIR] [--only=temple|et]
+//
+// DIR holds temple/ and et/ as described in the captures README; default PLINTH_CAPTURES_DIR, else
+// ../shared/data/captures beside the repository. Absent data: the bench says it skipped and exits 0.
+// Baseline: the goal (temple 0.102 × 0.160 × 0.075 m ± 10 %, 24 photos under 3 minutes), printed as ratios.
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import sharp from 'sharp';
+import { renderTurntable } from '@plinth/media';
+import { ROOT, startPlinth } from './lib/plinth.mjs';
+import { printEnvironment } from './lib/report.mjs';
+
+const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? 'true']));
+const dataDir = resolve(args.data ?? process.env.PLINTH_CAPTURES_DIR ?? join(ROOT, '..', 'shared', 'data', 'captures'));
+const outDir = resolve(args.out ?? join(ROOT, 'node_modules', '.cache', 'plinth-bench', 'real-captures'));
+
+const SETS = [
+  {
+    name: 'temple',
+    files: (dir) => readdirSync(dir).filter((f) => f.endsWith('.png')).sort(),
+    type: 'image/png',
+    body: { capture: { kind: 'auto' }, dimensions: { height: 0.16 } },
+    truth: { width: 0.102, height: 0.16, depth: 0.075 },
+  },
+  { name: 'et', files: (dir) => readdirSync(dir).filter((f) => f.endsWith('.jpg')).sort(), type: 'image/jpeg', body: { capture: { kind: 'walkaround' } }, truth: null },
+].filter((s) => !args.only || args.only === s.name);
+
+if (!SETS.every((s) => existsSync(join(dataDir, s.name)))) {
+  console.log(`real-captures: skipped, no capture sets in ${dataDir} (give --data=DIR or PLINTH_CAPTURES_DIR)`);
+  process.exit(0);
+}
+
+/** Resident memory of a process and all its descendants, from /proc (Linux). */
+function treeRssMb(rootPid) {
+  const parent = new Map();
+  const rss = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
+      parent.set(Number(entry), Number(/PPid:\s+(\d+)/.exec(status)?.[1]));
+      rss.set(Number(entry), Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+    } catch {
+      // gone already
+    }
+  }
+  let total = 0;
+  for (const [pid, mb] of rss) {
+    for (let p = pid, hops = 0; p && hops < 20; p = parent.get(p), hops++) {
+      if (p === rootPid) {
+        total += mb;
+        break;
+      }
+    }
+  }
+  return total;
+}
+
+async function api(plinth, key, method, path, body, contentType = 'application/json') {
+  const res = await fetch(plinth.url + path, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body && { 'content-type': contentType }) },
+    body: body && contentType === 'application/json' ? JSON.stringify(body) : body,
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.error)}`);
+  return json;
+}
+
+async function contactSheet(glb, file) {
+  const shots = await renderTurntable(glb, { chromiumPath: process.env.PLINTH_CHROMIUM_PATH ?? '/usr/bin/chromium', views: 8, size: 320, elevationDeg: 20 });
+  const tiles = shots.map((input, i) => ({ input, left: (i % 4) * 320, top: Math.floor(i / 4) * 320 }));
+  await sharp({ create: { width: 1280, height: 640, channels: 4, background: '#ffffff' } }).composite(tiles).png().toFile(file);
+}
+
+printEnvironment({});
+mkdirSync(outDir, { recursive: true });
+const plinth = await startPlinth({ bootstrap: { credits: 1000 } });
+const key = plinth.keys.secret_key;
+try {
+  for (const set of SETS) {
+    const dir = join(dataDir, set.name);
+    const names = set.files(dir);
+    const started = Date.now();
+    const paths = [];
+    for (const name of names) paths.push((await api(plinth, key, 'POST', '/v1/uploads', readFileSync(join(dir, name)), set.type)).path);
+    const quote = await api(plinth, key, 'POST', '/v1/products', { image_paths: paths, title: set.name, ...set.body });
+    const created = await api(plinth, key, 'POST', '/v1/products', { resume_token: quote.resume_token });
+    let peak = 0;
+    let product;
+    for (;;) {
+      // The server is this process's child; COLMAP and the media sandbox are the server's.
+      peak = Math.max(peak, treeRssMb(process.pid));
+      product = await api(plinth, key, 'GET', `/v1/products/${created.id}`);
+      if (product.model_status === 'ready' || product.model_status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const q = product.model?.quality;
+    const d = product.model?.dimensions;
+    console.log(`\n${set.name}: ${names.length} photos, estimated ${quote.estimated_seconds} s`);
+    console.log(`  status            ${product.model_status}${product.error ? ` (${product.error.code}: ${product.error.message})` : ''}`);
+    console.log(`  views registered  ${q ? `${q.views_used} of ${q.views_total}` : 'n/a'}`);
+    console.log(`  silhouette IoU    ${q?.silhouette_iou ? `median ${q.silhouette_iou.median}, min ${q.silhouette_iou.min}` : 'n/a'}`);
+    console.log(`  largest piece     ${q?.largest_piece ?? 'n/a'}`);
+    console.log(`  dimensions (m)    ${d ? `${d.width.toFixed(3)} × ${d.height.toFixed(3)} × ${d.depth.toFixed(3)}` : 'n/a'}`);
+    if (d && set.truth) {
+      const r = ['width', 'height', 'depth'].map((k) => (d[k] / set.truth[k]).toFixed(3));
+      console.log(`  vs truth          ${r.join(' × ')} (goal 1 ± 0.1)`);
+    }
+    console.log(`  wall time         ${seconds.toFixed(1)} s (goal for 24 photos: 180 s; ratio ${(seconds / 180).toFixed(2)})`);
+    console.log(`  peak RSS          ${peak.toFixed(0)} MB (bench, server and their children)`);
+    if (product.model_status === 'ready') {
+      const glb = Buffer.from(await (await fetch(product.model_url)).arrayBuffer());
+      const file = join(outDir, `${set.name}-contact-sheet.png`);
+      await contactSheet(glb, file);
+      console.log(`  contact sheet     ${file}`);
+    }
+  }
+} finally {
+  await plinth.stop();
+}
