@@ -27,6 +27,12 @@ Adds a user to an organization with a role (default member).`,
 
 With --add: grants N credits to the organization (a ledger entry with the reason). Without: prints the
 balance and the last ledger entries.`,
+  segmenter: `Usage: plinth segmenter [status | install]
+
+status (default): prints the cut-out segmenter in use (PLINTH_SEGMENTER, PLINTH_SEGMENTER_MODEL).
+install: installs the IS-Net model package @imgly/background-removal-data (AGPL-3.0, so never a dependency
+of Plinth) next to Plinth without changing package.json, then checks that the model loads and cuts out a
+test image.`,
 };
 
 export const USAGE = `Usage: plinth <command> [options]
@@ -38,6 +44,7 @@ Commands:
   bootstrap             create an organization, its owner, a project and one key of each type
   member                add a user to an organization
   credits               grant credits to an organization, or show its balance and ledger
+  segmenter             show the cut-out segmenter, or install the IS-Net model (AGPL-3.0)
 
 Options:
   --help, -h            show this help, or a command's: plinth <command> --help

@@ -234,6 +234,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
         return await memberCommand(config, rest);
       case 'credits':
         return await creditsCommand(config, rest);
+      case 'segmenter':
+        return await (await import('./segmenter-command.js')).segmenterCommand(config, rest);
       default:
         fail(`unknown command "${command}"`);
     }

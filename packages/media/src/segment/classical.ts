@@ -77,7 +77,12 @@ async function classicalProbability(image: RgbImage): Promise<Probability> {
       else seeds[i] = GC_BGD;
     }
     if (fgSeeds === 0 && !seedFg.some((v) => v)) nothing = true;
-    trust = Math.min(1, 0.55 + 0.5 * background.share);
+    // A backdrop that fills little of the border, or is itself textured (wood, fabric, a scene),
+    // is a weak basis for the cut-out: its colour statistics say little about what is product.
+    const shareTrust = Math.min(1, Math.max(0, (background.share - MIN_BACKDROP_SHARE) / 0.2));
+    const texture = borderTexture(rgb, w, h);
+    const calm = Math.min(1, Math.max(0, 1 - (texture - 2) / 4));
+    trust = 0.4 + 0.6 * Math.min(shareTrust, calm);
   }
 
   const prob = new Float32Array(n);
@@ -94,9 +99,26 @@ async function classicalProbability(image: RgbImage): Promise<Probability> {
     // GrabCut overturning most of its own seed means the backdrop estimate was not trustworthy.
     const agreement = union ? inter / union : 0;
     trust *= 0.5 + 0.5 * agreement;
+    bridgeBands(prob, w, h);
     softenInPlace(prob, w, h);
   }
   return { prob, width: w, height: h, guide, trust, nothing };
+}
+
+/** Median local luma gradient in the border band: near 0 for a studio backdrop, even a graded one. */
+function borderTexture(rgb: Uint8Array, w: number, h: number): number {
+  const band = Math.max(2, Math.round(Math.min(w, h) * 0.04));
+  const lum = (i: number) => 0.299 * rgb[i * 3] + 0.587 * rgb[i * 3 + 1] + 0.114 * rgb[i * 3 + 2];
+  const values: number[] = [];
+  for (let y = 1; y < h - 1; y++) {
+    for (let x = 1; x < w - 1; x++) {
+      if (y >= band && y < h - band && x >= band && x < w - band) continue;
+      const i = y * w + x;
+      values.push(Math.abs(lum(i + 1) - lum(i - 1)) + Math.abs(lum(i + w) - lum(i - w)));
+    }
+  }
+  values.sort((a, b) => a - b);
+  return values.length ? values[values.length >> 1] : 0;
 }
 
 /** Pixels whose colour is the backdrop's colour darkened (a shadow on it), but not the backdrop itself. */
@@ -177,6 +199,42 @@ async function grabCut(rgb: Uint8Array, w: number, h: number, seeds: Uint8Array)
     bgdModel.delete();
     fgdModel.delete();
   }
+}
+
+/**
+ * Fills straight runs of backdrop that have product on both sides within a third of the product's
+ * extent: a label band or a stripe the colour of the backdrop crossing the product, which GrabCut's
+ * colour models would otherwise cut out of it.
+ */
+function bridgeBands(p: Float32Array, w: number, h: number): void {
+  let x0 = w;
+  let y0 = h;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (p[y * w + x] < 0.5) continue;
+      x0 = Math.min(x0, x);
+      x1 = Math.max(x1, x);
+      y0 = Math.min(y0, y);
+      y1 = Math.max(y1, y);
+    }
+  }
+  if (x1 < 0) return;
+  const fill = new Uint8Array(w * h);
+  const runs = (count: number, length: number, at: (k: number, i: number) => number, maxGap: number) => {
+    for (let k = 0; k < count; k++) {
+      let last = -1;
+      for (let i = 0; i < length; i++) {
+        if (p[at(k, i)] < 0.5) continue;
+        if (last >= 0 && i - last > 1 && i - last - 1 <= maxGap) for (let j = last + 1; j < i; j++) fill[at(k, j)] = 1;
+        last = i;
+      }
+    }
+  };
+  runs(w, h, (x, y) => y * w + x, Math.round((y1 - y0 + 1) / 3));
+  runs(h, w, (y, x) => y * w + x, Math.round((x1 - x0 + 1) / 3));
+  for (let i = 0; i < fill.length; i++) if (fill[i]) p[i] = 1;
 }
 
 /** [1 2 1]² blur of a 0/1 map, so the guided upsampling has a rim to work with. */

@@ -71,15 +71,6 @@ export function createIsNetSegmenter(opts: IsNetOptions): Segmenter {
       const results = await s.run(feeds, [s.outputNames[0]]);
       const out = results[s.outputNames[0]];
       const raw = out.data as Float32Array;
-      // As the model's authors do: stretch the output to 0..1 (its range varies from image to image).
-      let lo = Infinity;
-      let hi = -Infinity;
-      for (const v of raw) {
-        if (v < lo) lo = v;
-        if (v > hi) hi = v;
-      }
-      const span = hi - lo > 1e-6 ? hi - lo : 1;
-      for (let i = 0; i < raw.length; i++) raw[i] = (raw[i] - lo) / span;
       const scale = Math.min(1, WORK_SIDE / Math.max(image.width, image.height));
       const width = Math.max(1, Math.round(image.width * scale));
       const height = Math.max(1, Math.round(image.height * scale));

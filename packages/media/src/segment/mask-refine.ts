@@ -143,9 +143,15 @@ export function judge(p: Probability, method: CutoutMethod): CutoutInfo {
     }
     decisiveness = sum / count;
   }
-  const confidence = round3(Math.max(0, Math.min(1, p.trust * decisiveness)));
-  const nothing =
-    p.nothing || coverage < MIN_COVERAGE || coverage > MAX_COVERAGE || bordersTouched(prob, width, height) >= 3;
+  const borders = bordersTouched(prob, width, height);
+  // Products are one or a few parts, rarely cut by two edges of the frame: scattered parts or a
+  // mask running off two sides look like the surroundings leaking in.
+  const parts = labelComponents(width, height, (i) => prob[i] >= 0.5, true).areas;
+  const largest = parts.reduce((a, b) => Math.max(a, b), 0);
+  const bigParts = parts.filter((a) => a >= largest * 0.1).length;
+  const shape = (borders === 2 ? 0.75 : 1) * (bigParts > 2 ? 0.8 : 1);
+  const confidence = round3(Math.max(0, Math.min(1, p.trust * decisiveness * shape)));
+  const nothing = p.nothing || coverage < MIN_COVERAGE || coverage > MAX_COVERAGE || borders >= 3;
   const status = nothing ? 'none' : confidence < OK_CONFIDENCE ? 'uncertain' : 'ok';
   return { status, method, coverage: round3(coverage), confidence: nothing ? Math.min(confidence, 0.2) : confidence };
 }

@@ -15,7 +15,7 @@ export interface SegmenterChoice {
   kind: SegmenterKind;
   /** explicit IS-Net ONNX file; otherwise the optional model package is looked for */
   modelPath?: string | null;
-  /** which of the package's models; 'small' measured fast enough on 2 cores, see the bench */
+  /** which of the package's models: 'medium' by default (the quantised 'small' one leaves a haze over flat backdrops and finds shapes in empty frames; see bench/cutout.mjs) */
   variant?: ModelVariant;
   threads?: number;
 }
@@ -30,7 +30,7 @@ const cache = new Map<string, Segmenter>();
  * available, else classical; an explicit `isnet` without a model is a configuration error.
  */
 export function chooseSegmenter(choice: SegmenterChoice): Segmenter {
-  const variant = choice.variant ?? 'small';
+  const variant = choice.variant ?? 'medium';
   const key = `${choice.kind}|${choice.modelPath ?? ''}|${variant}|${choice.threads ?? ''}`;
   const hit = cache.get(key);
   if (hit) return hit;
@@ -50,6 +50,16 @@ export function chooseSegmenter(choice: SegmenterChoice): Segmenter {
   }
   cache.set(key, segmenter);
   return segmenter;
+}
+
+/**
+ * Which segmenter a configuration runs, without loading anything (the API process reports it in its
+ * health answer and never runs a model itself).
+ */
+export function describeSegmenter(choice: SegmenterChoice): { name: 'isnet' | 'classical'; model: string | null } {
+  if (choice.kind === 'classical') return { name: 'classical', model: null };
+  const source = locateModel(choice.modelPath, choice.variant ?? 'medium');
+  return source ? { name: 'isnet', model: source.name } : { name: 'classical', model: null };
 }
 
 export interface SegmentOptions {
@@ -95,7 +105,7 @@ export async function segmentRgb(image: RgbImage, segmenter: Segmenter): Promise
 }
 
 /** The status of an existing alpha channel, judged by the same rules (at most 512 px for speed). */
-function judgeAlpha(alpha: Uint8Array, width: number, height: number, method: 'alpha' | 'rendered'): CutoutInfo {
+export function judgeAlpha(alpha: Uint8Array, width: number, height: number, method: 'alpha' | 'rendered'): CutoutInfo {
   const step = Math.max(1, Math.ceil(Math.max(width, height) / 512));
   const w = Math.ceil(width / step);
   const h = Math.ceil(height / step);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import type { Executor } from '../../platform/db/index.js';
 import { imagesOf } from '../products/products.repo.js';
+import { cutoutOf } from '../products/products.json.js';
 import type { ImageRecord, ReviewStatus } from '../products/products.types.js';
 import { DEFAULT_SIZE, resolveSettings, settingsCacheKey, type ImageSettings } from '@plinth/media';
 
@@ -65,6 +66,12 @@ export async function planExport(db: Executor, products: { id: string; org_id: s
       }
       if (!statuses.includes(image.reviewStatus)) {
         skipped.push({ product_id: p.id, image_id: image.id, reason: 'not_selected', image_review_status: image.reviewStatus });
+        continue;
+      }
+      // A photo where no product was found would come out as the whole photo with a shadow: only a
+      // reviewer's acceptance lets it through.
+      if (cutoutOf(image)?.status === 'none' && image.reviewStatus !== 'accepted') {
+        skipped.push({ product_id: p.id, image_id: image.id, reason: 'no_cutout', image_review_status: image.reviewStatus });
         continue;
       }
       const settings = resolveSettings(image.settings as Partial<ImageSettings>);

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { sendError } from '../../http/error-handler.js';
 import { toolCapabilities } from '../../platform/tools.js';
+import { describeSegmenter } from '@plinth/media';
 
 const Check = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('fail')]),
@@ -21,6 +22,11 @@ const Health = Type.Object(
     checks: Type.Object({ database: Check, storage: Check, jobs: Check }),
     /** System tools. A missing one fails only the jobs that need it, so it degrades the answer without a 503. */
     capabilities: Type.Object({ ffmpeg: Capability, chromium: Capability, colmap: Capability }),
+    /** The cut-out in use: IS-Net with its model, or the classical backdrop estimate refined by GrabCut. */
+    segmenter: Type.Object({
+      name: Type.Union([Type.Literal('isnet'), Type.Literal('classical')]),
+      model: Type.Union([Type.String(), Type.Null()]),
+    }),
   },
   { title: 'Health' },
 );
@@ -89,7 +95,8 @@ export const healthRoutes =
           return sendError(reply, 503, 'service_unavailable', 'The database is unreachable.', { checks });
         }
         const ok = storage.status === 'ok' && jobs.status === 'ok' && Object.values(capabilities).every((c) => c.available);
-        return { status: ok ? ('ok' as const) : ('degraded' as const), version, checks, capabilities };
+        const segmenter = describeSegmenter(deps.config.segmenter);
+        return { status: ok ? ('ok' as const) : ('degraded' as const), version, checks, capabilities, segmenter };
       },
     );
   };

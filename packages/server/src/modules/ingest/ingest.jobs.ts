@@ -53,7 +53,7 @@ async function ingestImages(deps: Deps, product: ProductRecord, sources: Source[
   let done = 0;
   const images = await mapLimit(sources, IN_FLIGHT, async (s): Promise<StoredImage> => {
     try {
-      const processed = await deps.media.run('image.process', { data: await s.load() });
+      const processed = await deps.media.run('image.process', { data: await s.load(), options: { segmenter: deps.config.segmenter } });
       return await storeImageFiles(deps, product, processed, s.origin, s.url);
     } catch (err) {
       if (!isMediaError(err) && !(err instanceof InputRejected) && !(err instanceof FetchError)) throw err;

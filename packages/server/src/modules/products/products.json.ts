@@ -15,10 +15,29 @@ export function imageJson(i: ImageRecord, storage: BlobStore) {
     origin: i.origin,
     image_review_status: i.reviewStatus,
     settings: i.settings,
+    cutout: cutoutOf(i),
     error: i.error,
     created_at: i.createdAt,
     updated_at: i.updatedAt,
   };
+}
+
+export interface CutoutJson {
+  status: 'ok' | 'uncertain' | 'none';
+  method: 'alpha' | 'rendered' | 'isnet' | 'classical';
+  coverage: number;
+  confidence: number;
+}
+
+/**
+ * The image's cut-out as analysed. Images analysed before cut-outs reported themselves carry only a
+ * coverage: they are `uncertain`, so nobody mistakes an unjudged mask for a checked one.
+ */
+export function cutoutOf(i: Pick<ImageRecord, 'analysis'>): CutoutJson | null {
+  const a = i.analysis as { cutout?: CutoutJson; coverage?: number; hasAlpha?: boolean } | null;
+  if (!a) return null;
+  if (a.cutout) return a.cutout;
+  return { status: 'uncertain', method: a.hasAlpha ? 'alpha' : 'classical', coverage: a.coverage ?? 0, confidence: 0 };
 }
 
 /** Every imported model's quality: nothing was generated, its size is the file's. */

@@ -12,6 +12,18 @@ export const ModelStatusSchema = Type.Union(
 );
 export const ReviewStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('rejected')]);
 
+export const CutoutSchema = Type.Object(
+  {
+    status: Type.Union(['ok', 'uncertain', 'none'].map((s) => Type.Literal(s)), {
+      description: 'none: no product was found apart from its surroundings (never used for generation; exports skip it unless accepted)',
+    }),
+    method: Type.Union(['alpha', 'rendered', 'isnet', 'classical'].map((s) => Type.Literal(s))),
+    coverage: Type.Number({ minimum: 0, maximum: 1, description: 'share of the frame that is product' }),
+    confidence: Type.Number({ minimum: 0, maximum: 1 }),
+  },
+  { title: 'Cutout', description: 'How the cut-out of this image went; null until the image is analysed, or when it failed.' },
+);
+
 export const ImageSchema = Type.Object(
   {
     image_id: Str,
@@ -27,6 +39,7 @@ export const ImageSchema = Type.Object(
     origin: Type.Union(['fetched', 'uploaded', 'video_frame', 'rendered'].map((s) => Type.Literal(s))),
     image_review_status: ReviewStatusSchema,
     settings: Type.Object({}, { additionalProperties: true }),
+    cutout: Nullable(CutoutSchema),
     error: Problem,
     created_at: Timestamp,
     updated_at: Timestamp,
