@@ -1,5 +1,6 @@
 import type { Document } from '@gltf-transform/core';
 import { MediaError } from '../errors.js';
+import { checkDeclaredCaps, checkTextureCaps, declaredImages, DEFAULT_MODEL_CAPS, type ModelCaps } from './model-caps.js';
 import { listExternalUris, parseContainer } from './model-container.js';
 import { normalizeDocument, readDocument, writeGlb } from './model-normalize.js';
 import { fetchExternalResources, type FetchBytes } from './model-resources.js';
@@ -8,6 +9,7 @@ import { UnrecognisedAsset, validateAsset, validateGlb } from './model-validate.
 import { writeUsdz } from '../usdz/usdz-writer.js';
 
 export type { FetchBytes } from './model-resources.js';
+export { DEFAULT_MODEL_CAPS, type ModelCaps } from './model-caps.js';
 export { validateGlb } from './model-validate.js';
 
 /** Metres, from the displayed scene's world-space bounding box (x, y, z). */
@@ -33,6 +35,8 @@ export interface ProcessModelOptions {
   maxTextureSize?: number;
   /** Budget for the main file plus all external resources. */
   maxBytes?: number;
+  /** Input caps (triangles, nodes, depth, textures, buffers); default DEFAULT_MODEL_CAPS. */
+  caps?: ModelCaps;
 }
 
 const DEFAULT_MAX_TEXTURE_SIZE = 2048;
@@ -63,11 +67,16 @@ export async function processModelBuffer(
   if (data.byteLength > maxBytes) throw tooLarge(data.byteLength, maxBytes);
 
   const container = parseContainer(data);
+  const caps = opts.caps ?? DEFAULT_MODEL_CAPS;
+  // Before anything is fetched, validated or loaded: what the JSON declares must fit the caps.
+  checkDeclaredCaps(container.json, caps);
   const resources = await fetchExternalResources(listExternalUris(container.json), baseUrl, fetchBytes, {
     maxBytes: maxBytes - data.byteLength,
     maxResources: MAX_EXTERNAL_RESOURCES,
     concurrency: FETCH_CONCURRENCY,
   });
+
+  await checkTextureCaps(declaredImages(container.json, container.bin, resources), caps);
 
   let report;
   try {
@@ -89,11 +98,11 @@ export async function processModelBuffer(
 
   const doc = await readDocument(container, resources);
   await normalizeDocument(doc, { maxTextureSize });
-  return finish(doc);
+  return finish(doc, caps);
 }
 
 /** Measures, writes and re-validates; shared by import and rescale. */
-async function finish(doc: Document): Promise<ProcessedModel> {
+async function finish(doc: Document, caps: ModelCaps = DEFAULT_MODEL_CAPS): Promise<ProcessedModel> {
   const scene = displayScene(doc);
   const dimensions = measureDimensions(scene);
   const triangles = countTriangles(scene);
@@ -106,7 +115,7 @@ async function finish(doc: Document): Promise<ProcessedModel> {
     const detail = check.messages.filter((m) => m.severity === 0).slice(0, 5).map((m) => `${m.code} ${m.pointer ?? ''}: ${m.message}`);
     throw new Error(`Normalised GLB failed validation with ${check.errors} error(s): ${detail.join('; ')}`);
   }
-  const { usdz } = await writeUsdz(doc, scene);
+  const { usdz } = await writeUsdz(doc, scene, caps.maxTriangles);
   return { glb, usdz, dimensions, triangles, bytes: glb.byteLength, validation: { errors: check.errors, warnings: check.warnings } };
 }
 

@@ -4,6 +4,8 @@ import { writeAlignedZip, type ZipEntry } from './usdz-zip.js';
 import { NameScope, UsdaText, quote } from './usdz-usda.js';
 import { materialTexCoordSets, writeMaterial } from './usdz-material.js';
 import { writeMesh } from './usdz-mesh.js';
+import { MediaError } from '../errors.js';
+import { DEFAULT_MODEL_CAPS } from '../gltf/model-caps.js';
 
 // USDZ for iOS Quick Look: a text USD layer (USDA) plus its textures, stored in an
 // aligned, uncompressed zip. USDA rather than the binary crate format because it is
@@ -42,7 +44,7 @@ async function packTexture(texture: Texture, index: number): Promise<PackedTextu
   }
 }
 
-export async function writeUsdz(doc: Document, scene?: Scene): Promise<UsdzOutput> {
+export async function writeUsdz(doc: Document, scene?: Scene, maxTriangles = DEFAULT_MODEL_CAPS.maxTriangles): Promise<UsdzOutput> {
   const root = doc.getRoot();
   const target = scene ?? root.getDefaultScene() ?? root.listScenes()[0];
 
@@ -62,6 +64,19 @@ export async function writeUsdz(doc: Document, scene?: Scene): Promise<UsdzOutpu
     const mesh = node.getMesh();
     if (mesh) placements.push({ node, meshName: mesh.getName(), prims: mesh.listPrimitives() });
   });
+  // USD has no instancing here: each placement writes its mesh out again, so the cap is counted per placement
+  // before a line is written (one mesh placed 1,000 times once made a 724 MB file).
+  let drawn = 0;
+  for (const { prims } of placements) {
+    for (const prim of prims) drawn += ((prim.getIndices() ?? prim.getAttribute('POSITION'))?.getCount() ?? 0) / 3;
+  }
+  if (drawn > maxTriangles) {
+    throw new MediaError('model_too_complex', `The model draws more than ${maxTriangles} triangles once its instances are counted.`, {
+      cap: 'maxTriangles',
+      limit: maxTriangles,
+      found: Math.floor(drawn),
+    });
+  }
 
   const materialScope = new NameScope();
   const materialPaths = new Map<Material | null, string>();

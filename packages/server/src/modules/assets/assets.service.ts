@@ -9,7 +9,6 @@ import { findProduct, updateImageRow } from '../products/products.repo.js';
 import type { ProductRecord, StoredModel, ViewerSettings } from '../products/products.types.js';
 import { storeModel, storedModel } from '../ingest/ingest-model.js';
 import { ingestModelJob } from '../ingest/ingest.jobs.js';
-import { rescaleModel } from '@plinth/media';
 import { mergeSettings, settingsProblem, type ImageSettingsInput } from './settings.schemas.js';
 
 export async function updateImage(
@@ -105,7 +104,7 @@ export async function rescale(
     if (err instanceof BlobNotFoundError) throw new AppError('conflict', 'The model file is missing from storage; replace the model.', { reason: 'model_file_missing' });
     throw err;
   });
-  const result = await rescaleModel(glb, body.scale ?? (body.dimensions as { width?: number; height?: number; depth?: number }));
+  const result = await deps.media.run('model.rescale', { glb, scale: body.scale ?? (body.dimensions as { width?: number; height?: number; depth?: number }) });
   const keys = await storeModel(deps, product, result);
   const at = deps.clock.now().toISOString();
   const updated = await inTransaction(deps.database.db, async (trx) => {

@@ -102,7 +102,7 @@ async function generate(deps: Deps, generator: Generator, product: ProductRecord
     reportProgress(deps, product.id, 5 + percent * 0.85, step),
   );
   await reportProgress(deps, product.id, 92, 'writing_model');
-  const model = await deps.media.run('model.process_buffer', { data: result.glb, baseUrl: null }, { fetchBytes: refuseExternal });
+  const model = await deps.media.run('model.process_buffer', { data: result.glb, baseUrl: null, options: { caps: deps.config.modelLimits } }, { fetchBytes: refuseExternal });
   const keys = await storeModel(deps, product, model);
   await inTransaction(deps.database.db, async (trx) => {
     const current = await loadProduct(trx, product.id);

@@ -60,7 +60,7 @@ export async function ingestModel(deps: Deps, product: ProductRecord, job: Model
   // The model's own URL is fetched here, so its fetch errors keep their kind (refused, timed out, …);
   // the sandboxed pipeline asks back for any external resources through the same fetchBytes.
   const data = await fetchBytes(job.model_url);
-  const model = await deps.media.run('model.process_buffer', { data, baseUrl: job.model_url }, { fetchBytes });
+  const model = await deps.media.run('model.process_buffer', { data, baseUrl: job.model_url, options: { caps: deps.config.modelLimits } }, { fetchBytes });
   await reportProgress(deps, product.id, 80, 'storing_model');
   const keys = await storeModel(deps, product, model);
   // A first import of a product without photos gets one render as its poster, at no charge.
