@@ -1,3 +1,4 @@
 // Test fixtures other packages' tests may use ('@plinth/media/test-support'); never part of the build.
 export { boxDocument, glbBytes, gltfFiles, testIO } from './gltf/model-fixtures.test-support.js';
 export { productScene, circle, roundedRect, prng } from './image/image-fixtures.test-support.js';
+export { hostileModels } from './gltf/hostile-models.test-support.js';
