@@ -42,7 +42,8 @@ async function importModel(path: string) {
   return until(res.json().id, (p) => p.model_status !== 'queued', `import of ${path}`);
 }
 
-describe('replacing a model by a new model_url', () => {
+// An import renders a poster in Chromium, which takes a while on a busy machine.
+describe('replacing a model by a new model_url', { timeout: 180_000 }, () => {
   it('imports the new file: new dimensions, done at 100 %, the old file gone', async () => {
     const first = await importModel('/small.glb');
     expect(first.model_status).toBe('ready');
