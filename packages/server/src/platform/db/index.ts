@@ -116,6 +116,9 @@ function finish(db: Kysely<DB>, kind: 'sqlite' | 'postgres', url: string, module
   };
 }
 
+/** PostgreSQL can hold the job queue (pg-boss) beside the data; SQLite has the local job table instead. */
+export const hostsPgBoss = (database: Database) => database.kind === 'postgres';
+
 /** Dialect-neutral test for a unique-constraint violation. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; message?: string };

@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
-import type { Database } from '../db/index.js';
+import { hostsPgBoss, type Database } from '../db/index.js';
 import type { JobQueueOptions } from './common.js';
 import { LocalJobQueue } from './local-queue.js';
 import { PgBossJobQueue } from './pgboss-queue.js';
@@ -16,7 +16,7 @@ export function createJobQueue(
   logger: Logger,
   options: JobQueueOptions = {},
 ): JobQueue {
-  return database.kind === 'postgres'
+  return hostsPgBoss(database)
     ? new PgBossJobQueue(config, database, logger, options)
     : new LocalJobQueue(config, database, logger, options);
 }
