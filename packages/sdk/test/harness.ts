@@ -180,5 +180,9 @@ export async function storeBoxModel(t: TestApp, orgId: string, productId: string
   const node = doc.createNode('box').setMesh(doc.createMesh('box').addPrimitive(primitive));
   doc.createScene('scene').addChild(node);
   const glb = await new NodeIO().writeBinary(doc);
-  await t.deps.storage.put(`orgs/${orgId}/products/${productId}/model/v1.glb`, Buffer.from(glb), { contentType: 'model/gltf-binary' });
+  // Model files have random names: read the key seedProduct recorded.
+  const { loadProduct } = await import('../../server/src/modules/products/products.repo.js');
+  const glbKey = (await loadProduct(t.deps.database.db, productId))?.model?.glbKey;
+  if (!glbKey || !glbKey.startsWith(`orgs/${orgId}/`)) throw new Error(`product ${productId} has no seeded model`);
+  await t.deps.storage.put(glbKey, Buffer.from(glb), { contentType: 'model/gltf-binary' });
 }
