@@ -82,6 +82,7 @@ export async function runCrashCampaign(o) {
     products = await listAll(server.url, o.secretKey);
     busy = products.filter((p) => p.model_status === 'queued' || p.model_status === 'generating').length;
     if (busy === 0) break;
+    if (Date.now() % 10_000 < 500) log(`waiting for the worker: ${busy} of ${products.length} products still queued or generating`);
     await new Promise((r) => setTimeout(r, 500));
   }
   const titles = products.map((p) => p.title);

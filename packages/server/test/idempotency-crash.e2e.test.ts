@@ -23,7 +23,7 @@ afterAll(async () => {
   await web?.close();
 }, 30_000);
 
-describe(`idempotent creates across kill -9 (${TEST_BACKEND})`, { timeout: 120_000 }, () => {
+describe(`idempotent creates across kill -9 (${TEST_BACKEND})`, { timeout: 300_000 }, () => {
   it('0 lost, 0 duplicates, 0 products left queued', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -57,6 +57,7 @@ describe(`idempotent creates across kill -9 (${TEST_BACKEND})`, { timeout: 120_0
       creates: 60,
       kills: 3,
       settleMs: 60_000,
+      log: (line) => console.log(`[idempotency crash, ${TEST_BACKEND}] ${line}`),
     });
     console.log(`[idempotency crash, ${TEST_BACKEND}] ${JSON.stringify(result)}`);
     expect(result.unexpected).toEqual([]);
