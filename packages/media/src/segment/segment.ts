@@ -3,6 +3,7 @@
  * full resolution and says how it went; an image that already has transparency keeps its own alpha.
  */
 import sharp from 'sharp';
+import { MediaError } from '../errors.js';
 import { createClassicalSegmenter } from './classical.js';
 import { createIsNetSegmenter } from './isnet.js';
 import { locateModel, type ModelVariant } from './isnet-model.js';
@@ -41,7 +42,7 @@ export function chooseSegmenter(choice: SegmenterChoice): Segmenter {
     const source = locateModel(choice.modelPath, variant);
     if (!source) {
       if (choice.kind === 'isnet') {
-        throw new Error('PLINTH_SEGMENTER=isnet needs PLINTH_SEGMENTER_MODEL or `plinth segmenter install`');
+        throw new MediaError('tool_missing', 'PLINTH_SEGMENTER=isnet needs PLINTH_SEGMENTER_MODEL or `plinth segmenter install`.');
       }
       segmenter = createClassicalSegmenter();
     } else {
