@@ -82,8 +82,8 @@ export function UsagePage() {
                     <YAxis allowDecimals={false} tick={{ fontSize: 12, fill: '#5b6270' }} />
                     <Tooltip />
                     <Legend />
-                    <Bar dataKey="Views" fill="#3d5a80" radius={[3, 3, 0, 0]} />
-                    <Bar dataKey="AR sessions" fill="#e09f3e" radius={[3, 3, 0, 0]} />
+                    <Bar dataKey="Views" fill="#3d5a80" radius={[3, 3, 0, 0]} isAnimationActive={false} />
+                    <Bar dataKey="AR sessions" fill="#e09f3e" radius={[3, 3, 0, 0]} isAnimationActive={false} />
                   </BarChart>
                 </ResponsiveContainer>
               </div>
