@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import sharp, { type Metadata, type SharpOptions } from 'sharp';
 import { metadataMatches, rejectionFromSharpError, sniffImageFormat, type AcceptedFormat } from './image-formats.js';
 import { estimateBackground, maskExtent, type Rgb } from './image-mask.js';
 import { chooseSegmenter, judgeAlpha, segmentRgb, type SegmenterChoice } from '../segment/segment.js';
-import type { CutoutInfo } from '../segment/segment-types.js';
+import type { CutoutInfo, SegmentResult } from '../segment/segment-types.js';
 import { MediaError } from '../errors.js';
 import { laplacianVariance, lumaFromRaw, SHARPNESS_SIDE } from './sharpness.js';
 
@@ -56,6 +57,24 @@ const OUTPUT: Record<AcceptedFormat, { contentType: ProcessedImage['contentType'
   avif: { contentType: 'image/png', ext: 'png' },
   gif: { contentType: 'image/png', ext: 'png' },
 };
+
+/**
+ * Cut-outs by content hash and segmenter version, in this process (the sandbox child, which is reused):
+ * the same photo submitted again, or retried, is not segmented twice. Bounded by total mask bytes.
+ */
+const cutCache = new Map<string, SegmentResult>();
+const CUT_CACHE_BYTES = 256 * 1024 * 1024;
+
+function remember(key: string, cut: SegmentResult): void {
+  cutCache.set(key, cut);
+  let total = 0;
+  for (const v of cutCache.values()) total += v.alpha.length;
+  for (const [k, v] of cutCache) {
+    if (total <= CUT_CACHE_BYTES || cutCache.size <= 1) break;
+    cutCache.delete(k);
+    total -= v.alpha.length;
+  }
+}
 
 /** An alpha channel whose smallest value is this high carries no cut-out information. */
 const OPAQUE_ALPHA = 250;
@@ -163,9 +182,16 @@ async function run(
     cutout = judgeAlpha(smallMask, w, h, opts.rendered ? 'rendered' : 'alpha');
   } else {
     // The cut-out works on the full-resolution pixels: its rim is anti-aliased at the photo's own size.
-    const decoded = await sharp(input, decode).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
     const segmenter = chooseSegmenter(opts.segmenter ?? { kind: 'classical' });
-    const cut = await segmentRgb({ data: decoded.data, width: decoded.info.width, height: decoded.info.height }, segmenter);
+    const key = `${createHash('sha256').update(input).digest('hex')}:${segmenter.version}`;
+    let cut = cutCache.get(key);
+    if (cut) {
+      cutCache.delete(key); // re-inserted below: most recently used last
+    } else {
+      const decoded = await sharp(input, decode).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+      cut = await segmentRgb({ data: decoded.data, width: decoded.info.width, height: decoded.info.height }, segmenter);
+    }
+    remember(key, cut);
     fullAlpha = cut.alpha;
     cutout = cut.cutout;
     // Point-sampled onto the small grid: only the extent and coverage are read from it.
