@@ -78,7 +78,7 @@ async function contactSheet(glb, file) {
   await sharp({ create: { width: 1280, height: 640, channels: 4, background: '#ffffff' } }).composite(tiles).png().toFile(file);
 }
 
-printEnvironment({});
+printEnvironment();
 mkdirSync(outDir, { recursive: true });
 const plinth = await startPlinth({ bootstrap: { credits: 1000 } });
 const key = plinth.keys.secret_key;
