@@ -1,7 +1,10 @@
 import type { Deps } from '../../deps.js';
+import { removeStaleTempFiles, uploadTempDir } from './uploads.receive.js';
 import { deleteUnusedUpload, staleUploads } from './uploads.repo.js';
 
 const BATCH = 500;
+/** No upload takes an hour to arrive and be checked; an older temp file is a crashed process's leftover. */
+const TEMP_MAX_AGE_MS = 3600 * 1000;
 
 /**
  * Deletes uploads no product has used within the retention period (24 h by default): the row first,
@@ -9,6 +12,7 @@ const BATCH = 500;
  * Uploads a product uses are kept.
  */
 export async function sweepUploads(deps: Deps): Promise<number> {
+  await removeStaleTempFiles(uploadTempDir(deps.config.dataDir), TEMP_MAX_AGE_MS);
   const before = new Date(deps.clock.now().getTime() - deps.config.uploadRetentionSeconds * 1000).toISOString();
   let deleted = 0;
   for (;;) {

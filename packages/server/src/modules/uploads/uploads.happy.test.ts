@@ -117,3 +117,20 @@ describe('uploads of a deleted product', () => {
     }
   });
 });
+
+describe('temp files', () => {
+  it('a temp file left by a crash is removed by the sweep; a fresh one is left alone', async () => {
+    const { mkdirSync, writeFileSync, utimesSync, existsSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const dir = join(t.config.dataDir, 'tmp', 'uploads');
+    mkdirSync(dir, { recursive: true });
+    const [old, fresh] = [join(dir, 'crashed.part'), join(dir, 'arriving.part')];
+    writeFileSync(old, 'x');
+    writeFileSync(fresh, 'y');
+    const twoHoursAgo = new Date(Date.now() - 2 * 3600 * 1000);
+    utimesSync(old, twoHoursAgo, twoHoursAgo);
+    await sweepUploads(t.deps);
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+  });
+});

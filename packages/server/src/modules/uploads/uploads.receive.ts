@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,6 +19,24 @@ export interface ReceivedFile {
 }
 
 /** The rest of an oversized body is never read, so the connection closes after the answer. */
+/** Where uploads wait for their check, under the data dir: never a shared system temp directory. */
+export const uploadTempDir = (dataDir: string) => join(dataDir, 'tmp', 'uploads');
+
+/** Temp files a crashed process left behind (a live upload is never this old); returns how many went. */
+export async function removeStaleTempFiles(dir: string, olderThanMs: number, now = Date.now()): Promise<number> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names.filter((n) => n.endsWith('.part'))) {
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => null);
+    if (info && now - info.mtimeMs > olderThanMs) {
+      await rm(path, { force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
 export const tooLarge = (limit: number) =>
   new AppError('payload_too_large', 'The file is larger than uploads accept.', { limit_bytes: limit }, { Connection: 'close' });
 

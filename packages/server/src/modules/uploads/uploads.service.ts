@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Deps } from '../../deps.js';
 import { AppError, validationFailed } from '../../http/errors.js';
@@ -9,7 +8,7 @@ import { newId } from '../../platform/ids.js';
 import { uploadKey } from '../../platform/storage/names.js';
 import type { Principal } from '../auth/principal.js';
 import { checkUpload } from './uploads.check.js';
-import { receiveToTemp, tooLarge } from './uploads.receive.js';
+import { receiveToTemp, tooLarge, uploadTempDir } from './uploads.receive.js';
 import { findUploads, insertUpload, markUploadsUsed, usedUploadBytes, type UploadRow } from './uploads.repo.js';
 
 export interface UploadJson {
@@ -48,7 +47,7 @@ export async function storeUpload(
   // A declared length lets an oversized or over-quota upload be refused before a byte is read.
   const used = await usedUploadBytes(deps.database.db, orgId);
   if (opts.declaredBytes !== undefined && used + opts.declaredBytes > quota) throw overQuota(used, quota, opts.declaredBytes);
-  const received = await receiveToTemp(body, join(deps.config.dataDir, 'tmp', 'uploads'), deps.config.uploadLimitBytes);
+  const received = await receiveToTemp(body, uploadTempDir(deps.config.dataDir), deps.config.uploadLimitBytes);
   try {
     if (opts.truncated?.()) throw tooLarge(deps.config.uploadLimitBytes);
     const checked = await checkUpload(received.path, received.head, received.bytes);
