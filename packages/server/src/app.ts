@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Deps } from './deps.js';
 import { registerAuth } from './http/auth.js';
 import { registerCors } from './http/cors.js';
+import { finishDocument } from './http/openapi-document.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkErrors, registerFrameworkErrorRoutes, rewriteUrl } from './http/framework-errors.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -129,6 +130,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
       security: [{ apiKey: [] }, { session: [] }],
     },
     transform: documentDefaults,
+    transformObject: (document) => finishDocument(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as Record<string, unknown>),
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',

@@ -463,7 +463,11 @@ export interface WebhookEndpointWithSecret {
 
 /** Every operation of the API, keyed by `METHOD /path`: parameters, body and the JSON of each 2xx answer. */
 export interface Operations {
-  /** Sign in (sets the plinth_session cookie) */
+  /**
+   * Sign in (sets the plinth_session cookie)
+   *
+   * Sign in (sets the plinth_session cookie).
+   */
   "POST /auth/login": {
     path: never;
     query: never;
@@ -479,7 +483,11 @@ export interface Operations {
       };
     };
   };
-  /** Sign out */
+  /**
+   * Sign out
+   *
+   * Sign out.
+   */
   "POST /auth/logout": {
     path: never;
     query: never;
@@ -488,7 +496,11 @@ export interface Operations {
       204: void;
     };
   };
-  /** The signed-in user and their organizations */
+  /**
+   * The signed-in user and their organizations
+   *
+   * The signed-in user and their organizations.
+   */
   "GET /dashboard/api/me": {
     path: never;
     query: never;
@@ -510,7 +522,11 @@ export interface Operations {
       };
     };
   };
-  /** Credit balance and ledger */
+  /**
+   * Credit balance and ledger
+   *
+   * Credit balance and ledger.
+   */
   "GET /dashboard/api/organizations/{org_id}/credits": {
     path: {
       org_id: string;
@@ -537,7 +553,11 @@ export interface Operations {
       };
     };
   };
-  /** Members of an organization */
+  /**
+   * Members of an organization
+   *
+   * Members of an organization.
+   */
   "GET /dashboard/api/organizations/{org_id}/members": {
     path: {
       org_id: string;
@@ -559,7 +579,11 @@ export interface Operations {
       };
     };
   };
-  /** Add a member (owners and admins) */
+  /**
+   * Add a member (owners and admins)
+   *
+   * Add a member (owners and admins).
+   */
   "POST /dashboard/api/organizations/{org_id}/members": {
     path: {
       org_id: string;
@@ -580,7 +604,11 @@ export interface Operations {
       };
     };
   };
-  /** Change a member's role (owners and admins) */
+  /**
+   * Change a member's role (owners and admins)
+   *
+   * Change a member's role (owners and admins).
+   */
   "PATCH /dashboard/api/organizations/{org_id}/members/{user_id}": {
     path: {
       org_id: string;
@@ -597,7 +625,11 @@ export interface Operations {
       };
     };
   };
-  /** Remove a member (owners and admins) */
+  /**
+   * Remove a member (owners and admins)
+   *
+   * Remove a member (owners and admins).
+   */
   "DELETE /dashboard/api/organizations/{org_id}/members/{user_id}": {
     path: {
       org_id: string;
@@ -647,7 +679,11 @@ export interface Operations {
       200: EmbedProduct;
     };
   };
-  /** List API keys */
+  /**
+   * List API keys
+   *
+   * List API keys.
+   */
   "GET /v1/api_keys": {
     path: never;
     query: {
@@ -675,6 +711,8 @@ export interface Operations {
    * Create an API key
    *
    * Owners and admins only. The key material is in `key`, shown once.
+   *
+   * Scopes come from a fixed list: `products:read`, `products:write`, `analytics:read`, `webhooks:manage` (alias `webhooks:manageWebhook`). An empty list means full access.
    */
   "POST /v1/api_keys": {
     path: never;
@@ -694,7 +732,11 @@ export interface Operations {
       201: CreatedApiKey;
     };
   };
-  /** Revoke an API key */
+  /**
+   * Revoke an API key
+   *
+   * Revoke an API key.
+   */
   "DELETE /v1/api_keys/{id}": {
     path: {
       id: string;
@@ -743,7 +785,11 @@ export interface Operations {
       };
     };
   };
-  /** Download a queued export (the signed link from the mail) */
+  /**
+   * Download a queued export (the signed link from the mail)
+   *
+   * Download a queued export (the signed link from the mail).
+   */
   "GET /v1/exports/{id}/download": {
     path: {
       id: string;
@@ -758,7 +804,11 @@ export interface Operations {
       200: Blob;
     };
   };
-  /** Service health */
+  /**
+   * Service health
+   *
+   * Service health.
+   */
   "GET /v1/health": {
     path: never;
     query: never;
@@ -767,7 +817,11 @@ export interface Operations {
       200: Health;
     };
   };
-  /** List products */
+  /**
+   * List products
+   *
+   * List products.
+   */
   "GET /v1/products": {
     path: never;
     query: {
@@ -801,6 +855,8 @@ export interface Operations {
    * Create a product
    *
    * A fresh request (image_urls, video_url, source_url or image_paths) answers 200 with a quote and writes nothing. Committing its resume_token, or importing a model_url, answers 202 with the product.
+   *
+   * Exactly one source per request: `image_urls`, `video_url`, `source_url`, `image_paths`, `model_url` or `model_path` (or a `resume_token` to commit a quote); two sources, or none, is 422.
    */
   "POST /v1/products": {
     path: never;
@@ -878,7 +934,11 @@ export interface Operations {
       202: QueuedExport;
     };
   };
-  /** Publish (or set the status of) products */
+  /**
+   * Publish (or set the status of) products
+   *
+   * Publish (or set the status of) products.
+   */
   "POST /v1/products/publish": {
     path: never;
     query: never;
@@ -899,7 +959,11 @@ export interface Operations {
       };
     };
   };
-  /** List tags with their product counts */
+  /**
+   * List tags with their product counts
+   *
+   * List tags with their product counts.
+   */
   "GET /v1/products/tags": {
     path: never;
     query: {
@@ -941,7 +1005,11 @@ export interface Operations {
       200: Product | PublicProduct;
     };
   };
-  /** Update a product */
+  /**
+   * Update a product
+   *
+   * Update a product.
+   */
   "PATCH /v1/products/{id}": {
     path: {
       id: string;
@@ -956,7 +1024,11 @@ export interface Operations {
       200: Product;
     };
   };
-  /** Delete a product */
+  /**
+   * Delete a product
+   *
+   * Delete a product.
+   */
   "DELETE /v1/products/{id}": {
     path: {
       id: string;
@@ -971,7 +1043,11 @@ export interface Operations {
       };
     };
   };
-  /** Update an image (settings, position) */
+  /**
+   * Update an image (settings, position)
+   *
+   * Update an image (settings, position).
+   */
   "PATCH /v1/products/{id}/images/{image_id}": {
     path: {
       id: string;
@@ -986,7 +1062,11 @@ export interface Operations {
       200: Product;
     };
   };
-  /** Update the model (viewer settings, or replace it by a new model_url) */
+  /**
+   * Update the model (viewer settings, or replace it by a new model_url)
+   *
+   * Update the model (viewer settings, or replace it by a new model_url).
+   */
   "PATCH /v1/products/{id}/model": {
     path: {
       id: string;
@@ -1005,6 +1085,8 @@ export interface Operations {
    * Rescale the model
    *
    * `{scale}` multiplies every dimension; `{dimensions: {height: 0.5}}` scales uniformly so that one dimension (metres) is met.
+   *
+   * Send exactly one of `dimensions` (metres, one or more axes) or `scale` (a factor); both or neither is 422.
    */
   "POST /v1/products/{id}/model/rescale": {
     path: {
@@ -1067,7 +1149,11 @@ export interface Operations {
       200: Product;
     };
   };
-  /** List projects */
+  /**
+   * List projects
+   *
+   * List projects.
+   */
   "GET /v1/projects": {
     path: never;
     query: {
@@ -1091,7 +1177,11 @@ export interface Operations {
       };
     };
   };
-  /** Create a project */
+  /**
+   * Create a project
+   *
+   * Create a project.
+   */
   "POST /v1/projects": {
     path: never;
     query: never;
@@ -1104,7 +1194,11 @@ export interface Operations {
       201: Project;
     };
   };
-  /** Retrieve a project */
+  /**
+   * Retrieve a project
+   *
+   * Retrieve a project.
+   */
   "GET /v1/projects/{id}": {
     path: {
       id: string;
@@ -1115,7 +1209,11 @@ export interface Operations {
       200: Project;
     };
   };
-  /** Update a project */
+  /**
+   * Update a project
+   *
+   * Update a project.
+   */
   "PATCH /v1/projects/{id}": {
     path: {
       id: string;
@@ -1148,6 +1246,8 @@ export interface Operations {
    * Usage report
    *
    * Counts per bucket over a window (default: the last 30 days), totals, and with group_by=product the 20 best products. The window is widened to whole buckets (UTC hours or days).
+   *
+   * The window from `start` to `end` is at most 366 days (31 days with `granularity=hour`); a longer one is 422.
    */
   "GET /v1/usage": {
     path: never;
@@ -1173,7 +1273,11 @@ export interface Operations {
       200: Usage;
     };
   };
-  /** List webhook endpoints */
+  /**
+   * List webhook endpoints
+   *
+   * List webhook endpoints.
+   */
   "GET /v1/webhooks": {
     path: never;
     query: {
@@ -1201,6 +1305,8 @@ export interface Operations {
    * Create a webhook endpoint
    *
    * Answers the endpoint with its signing `secret`, shown only here (and on rotate_secret).
+   *
+   * The `url` must be https (http only for hosts allowed by PLINTH_FETCH_ALLOW_HOSTS, for local development); private and loopback addresses are refused.
    */
   "POST /v1/webhooks": {
     path: never;
@@ -1221,7 +1327,11 @@ export interface Operations {
       201: WebhookEndpointWithSecret;
     };
   };
-  /** Retrieve a webhook endpoint */
+  /**
+   * Retrieve a webhook endpoint
+   *
+   * Retrieve a webhook endpoint.
+   */
   "GET /v1/webhooks/{id}": {
     path: {
       id: string;
@@ -1234,7 +1344,11 @@ export interface Operations {
       200: WebhookEndpoint;
     };
   };
-  /** Update a webhook endpoint */
+  /**
+   * Update a webhook endpoint
+   *
+   * Update a webhook endpoint.
+   */
   "PATCH /v1/webhooks/{id}": {
     path: {
       id: string;
@@ -1275,7 +1389,11 @@ export interface Operations {
       };
     };
   };
-  /** List an endpoint's deliveries, newest first, each with its attempts */
+  /**
+   * List an endpoint's deliveries, newest first, each with its attempts
+   *
+   * List an endpoint's deliveries, newest first, each with its attempts.
+   */
   "GET /v1/webhooks/{id}/deliveries": {
     path: {
       id: string;

@@ -1,0 +1,129 @@
+/**
+ * What the route schemas cannot say on their own, added to the served OpenAPI document once: an operationId
+ * per operation, the headers every answer carries, the Idempotency-Key parameter of POSTs, examples that can be
+ * sent as they are, and the rules the server enforces beyond the shape of a field.
+ */
+
+type Json = Record<string, any>;
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+const singular = (word: string) => word.replace(/ies$/, 'y').replace(/s$/, '');
+const camel = (words: string[]) => words.map((w, i) => (i ? w[0]!.toUpperCase() + w.slice(1) : w)).join('');
+/** Path ends that are verbs: `/v1/products/{id}/order` is `orderProduct`, not a sub-collection. */
+const ACTIONS = new Set(['order', 'review', 'publish', 'rescale', 'retry', 'rotate_secret', 'test', 'login', 'logout', 'export']);
+
+/**
+ * A stable, readable id from the method and path: list/create on a collection, retrieve/update/delete on an item,
+ * the action's own name for a verb path. Derived, so a new route never ships without one.
+ */
+export function operationIdFor(method: string, path: string): string {
+  const segments = path.replace(/^\/(v1\/)?/, '').split('/').filter(Boolean);
+  const last = segments.at(-1) ?? 'root';
+  const nouns = segments.filter((s) => !s.startsWith('{') && !ACTIONS.has(s)).flatMap((s) => s.split('_'));
+  const names = (plural: boolean) => nouns.map((n, i) => (plural && i === nouns.length - 1 ? n : singular(n)));
+  if (ACTIONS.has(last)) return camel([...last.split('_'), ...names(last === 'publish' || last === 'export')]);
+  if (last.startsWith('{')) return camel([{ get: 'retrieve', patch: 'update', put: 'replace', delete: 'delete' }[method] ?? method, ...names(false)]);
+  if (method === 'get') return camel(['list', ...names(true)]);
+  if (method === 'post') return camel(['create', ...names(false)]);
+  return camel([method, ...names(true)]);
+}
+
+const HEADERS: Json = {
+  'X-Request-Id': { description: 'The id this request was logged under; quote it to support. Also in every error body as `request_id`.', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: 'Requests the key may make in a burst.', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the current burst.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the bucket is full again.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } },
+  'Idempotent-Replayed': { description: '`true` when this answer is the stored answer of an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+};
+
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Any unique string (a UUID) per intended effect. A retry with the same key and body answers the first result (with `Idempotent-Replayed: true`) instead of acting twice; the same key with another body is 409 `idempotency_conflict`. Kept 24 hours.',
+  schema: { type: 'string', maxLength: 255 },
+};
+
+/** Rules the server checks that a schema cannot express, said where a developer reads them. */
+const RULES: Record<string, string> = {
+  'post /v1/products':
+    'Exactly one source per request: `image_urls`, `video_url`, `source_url`, `image_paths`, `model_url` or `model_path` (or a `resume_token` to commit a quote); two sources, or none, is 422.',
+  'post /v1/products/{id}/model/rescale': 'Send exactly one of `dimensions` (metres, one or more axes) or `scale` (a factor); both or neither is 422.',
+  'get /v1/usage': 'The window from `start` to `end` is at most 366 days (31 days with `granularity=hour`); a longer one is 422.',
+  'post /v1/webhooks': 'The `url` must be https (http only for hosts allowed by PLINTH_FETCH_ALLOW_HOSTS, for local development); private and loopback addresses are refused.',
+  'post /v1/api_keys':
+    'Scopes come from a fixed list: `products:read`, `products:write`, `analytics:read`, `webhooks:manage` (alias `webhooks:manageWebhook`). An empty list means full access.',
+};
+
+/** Request examples that the server accepts as they are (a test sends each one). */
+const EXAMPLES: Record<string, Json> = {
+  'post /v1/products': {
+    images: { summary: 'Photos (answers a quote)', value: { image_urls: ['https://shop.example/photos/chair-front.jpg', 'https://shop.example/photos/chair-side.jpg'], title: 'Oak chair', generate_model: true } },
+    page: { summary: 'A product page (answers a quote)', value: { source_url: 'https://shop.example/products/oak-chair' } },
+    model: { summary: 'An existing 3D model (imports at once, 202)', value: { model_url: 'https://shop.example/models/oak-chair.glb', title: 'Oak chair' } },
+  },
+};
+
+/** What each tag groups, for the reference's sidebar. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Products: 'Create products from photos, a video, a page or a 3D model; read, update, review, publish and export them.',
+  Uploads: 'Files from your disk (images, GLB models) for products to use.',
+  Analytics: 'Views and AR sessions from the embed, and usage over time.',
+  Webhooks: 'Endpoints that receive signed events, and their delivery log.',
+  Keys: 'Secret and publishable API keys.',
+  Projects: 'Projects and the origins their publishable keys work from.',
+  Health: 'Whether the service and its dependencies are up.',
+  Embed: 'What the <service-model> element reads.',
+  Assets: 'Finishing settings of images and viewer settings of the model.',
+  Review: 'Accept or reject images and the model, and publish, in one batch.',
+  Export: 'Finished images as a ZIP, streamed or queued.',
+  Sessions: 'Dashboard sign-in.',
+  Dashboard: 'What the web dashboard reads with a session.',
+};
+
+export function finishDocument(doc: Json): Json {
+  doc.info = { ...doc.info, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' }, contact: { name: 'Plinth API reference', url: `${doc.servers?.[0]?.url ?? ''}/docs` } };
+  doc.components ??= {};
+  doc.components.headers = { ...doc.components.headers, ...HEADERS };
+  const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+  const seen = new Set<string>();
+  const tags = new Set<string>();
+  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const key = `${method} ${path}`;
+      op.operationId ??= operationIdFor(method, path);
+      while (seen.has(op.operationId)) op.operationId += 'Alt';
+      seen.add(op.operationId);
+      const isPublic = Array.isArray(op.security) && op.security.length === 0;
+      if (method === 'post' && path.startsWith('/v1/') && !(op.parameters ?? []).some((p: Json) => p.in === 'header' && p.name === 'Idempotency-Key')) {
+        op.parameters = [...(op.parameters ?? []), IDEMPOTENCY_KEY];
+      }
+      // Any keyed call can be rate limited: say so, with the error body the other refusals use.
+      const envelope = Object.entries<Json>(op.responses ?? {}).find(([st, r]) => st.startsWith('4') && r.content)?.[1];
+      if (!isPublic && envelope && !op.responses['429']) {
+        op.responses['429'] = { description: 'Too many requests (`rate_limited`: wait for Retry-After), or not enough credits (`quota_exceeded`).', content: envelope.content };
+      }
+      for (const [status, response] of Object.entries<Json>(op.responses ?? {})) {
+        if (response.$ref) continue;
+        const headers: Json = { 'X-Request-Id': ref('X-Request-Id') };
+        if (!isPublic) for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) headers[h] = ref(h);
+        if (status === '429' || status === '503') headers['Retry-After'] = ref('Retry-After');
+        if (method === 'post' && status.startsWith('2')) headers['Idempotent-Replayed'] = ref('Idempotent-Replayed');
+        response.headers = { ...headers, ...response.headers };
+      }
+      if (RULES[key] && !String(op.description ?? '').includes(RULES[key]!)) op.description = [op.description, RULES[key]].filter(Boolean).join('\n\n');
+      // Every operation is explained, at least by its summary.
+      op.description ??= op.summary ? `${op.summary}.` : undefined;
+      for (const tag of op.tags ?? []) tags.add(tag);
+      const media = op.requestBody?.content?.['application/json'];
+      if (EXAMPLES[key] && media) media.examples = EXAMPLES[key];
+    }
+  }
+  doc.tags = [...tags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name }));
+  return doc;
+}
