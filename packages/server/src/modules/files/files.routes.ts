@@ -12,6 +12,8 @@ function keyOf(params: unknown): string {
 function send(reply: FastifyReply, file: OpenedFile) {
   reply.header('Content-Length', String(file.head.bytes));
   reply.header('X-Content-Type-Options', 'nosniff');
+  // A stored file is never a page on this origin, even if a browser is pointed at it directly.
+  reply.header('Content-Security-Policy', "default-src 'none'; sandbox");
   return reply.type(file.head.contentType ?? 'application/octet-stream').send(file.body);
 }
 
@@ -36,8 +38,6 @@ export const filesRoutes =
     app.get('/v1/files/*', { config: { auth: { scope: 'products:read' } }, schema: { hide: true } }, async (request, reply) => {
       const file = await openOwnFile(deps, request.principal, keyOf(request.params));
       reply.header('Cache-Control', 'private, no-store');
-      // An upload is whatever a tenant sent: never let a browser render it as a page on this origin.
-      reply.header('Content-Security-Policy', "default-src 'none'; sandbox");
       return send(reply, file);
     });
   };

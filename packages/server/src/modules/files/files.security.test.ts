@@ -39,11 +39,17 @@ describe('/files/ serves browser assets only', () => {
     expect(thumb.statusCode).toBe(200);
     expect(thumb.headers['access-control-allow-origin']).toBe('*');
     expect(thumb.headers['cache-control']).toContain('immutable');
+    // neither route lets a stored file run as a page on the API's origin
+    expect(thumb.headers['content-security-policy']).toBe("default-src 'none'; sandbox");
+    expect(thumb.headers['x-content-type-options']).toBe('nosniff');
 
     // the original is under /v1/files: no key 401, own key 200, another organization 404
     expect(pathOf(one.url)).toMatch(new RegExp(`^/v1/files/orgs/${t.org.org_id}/products/${productId}/originals/[0-9a-z]{32}\\.jpg$`));
     expect((await t.app.inject({ method: 'GET', url: pathOf(one.url) })).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'GET', url: pathOf(one.url), headers: bearer(t.org.secret_key) })).statusCode).toBe(200);
+    const own = await t.app.inject({ method: 'GET', url: pathOf(one.url), headers: bearer(t.org.secret_key) });
+    expect(own.statusCode).toBe(200);
+    expect(own.headers['content-security-policy']).toBe("default-src 'none'; sandbox");
+    expect(own.headers['cache-control']).toBe('private, no-store');
     const other = await t.bootstrap();
     expect((await t.app.inject({ method: 'GET', url: pathOf(one.url), headers: bearer(other.secret_key) })).statusCode).toBe(404);
     // and the public route does not serve it, with or without a key
