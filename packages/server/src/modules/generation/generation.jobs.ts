@@ -13,8 +13,7 @@ import { cutoutOf } from '../products/products.json.js';
 import type { ProductRecord } from '../products/products.types.js';
 import type { ModelQualityRecord } from '../products/products.types.js';
 import { createGenerator } from './generation.service.js';
-import type { GenerateHints } from '@plinth/media';
-import { isMediaRefusal, MediaError, type Generator, type GeneratorView } from '@plinth/media';
+import { isMediaRefusal, MediaError, type GenerateHints, type Generator, type GeneratorView } from '@plinth/media';
 
 /** Generation and renders get one retry; the second failure is final and refunds. */
 const RETRIES = 1;
