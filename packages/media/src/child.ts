@@ -1,10 +1,13 @@
 // The sandbox child: runs media operations for its parent, one at a time, over IPC. Started by the
 // server with a capped heap and its own stack size; if anything here dies, only this process does.
 import { isMediaError } from './errors.js';
-import { reviveBuffers, runMediaOp } from './sandbox/ops.js';
+import { runMediaOp } from './sandbox/ops.js';
+import { packLarge, unpackLarge } from './sandbox/transfer.js';
 import type { FromChild, SerialisedError, ToChild } from './sandbox/protocol.js';
 
 const send = (message: FromChild) => process.send?.(message);
+/** The private directory large Buffers travel through, named by the parent. */
+const transferDir = process.argv[2];
 const pendingFetches = new Map<number, { resolve: (data: Buffer) => void; reject: (err: Error) => void }>();
 let nextFetchId = 1;
 
@@ -26,8 +29,8 @@ async function run(message: Extract<ToChild, { type: 'run' }>) {
     progress: (percent: number, step: string) => void send({ type: 'progress', id, percent, step }),
   };
   try {
-    const output = await runMediaOp(message.op, reviveBuffers(message.input) as never, host);
-    send({ type: 'done', id, output });
+    const output = await runMediaOp(message.op, (await unpackLarge(message.input)) as never, host);
+    send({ type: 'done', id, output: transferDir ? await packLarge(output, transferDir) : output });
   } catch (err) {
     send({ type: 'failed', id, error: serialise(err) });
   }
@@ -39,7 +42,7 @@ process.on('message', (message: ToChild) => {
     const waiting = pendingFetches.get(message.fetchId);
     pendingFetches.delete(message.fetchId);
     if (!waiting) return;
-    if (message.data) waiting.resolve(reviveBuffers(message.data) as Buffer);
+    if (message.data) void unpackLarge(message.data).then((data) => waiting.resolve(data as Buffer), waiting.reject);
     else waiting.reject(Object.assign(new Error(message.error?.message ?? 'fetch failed'), { name: message.error?.name ?? 'Error' }));
   }
 });

@@ -78,7 +78,6 @@ export {
 export {
   MEDIA_OPS,
   runMediaOp,
-  reviveBuffers,
   type MediaHost,
   type MediaOps,
   type MediaOpName,
@@ -86,3 +85,4 @@ export {
   type MediaOpOutput,
 } from './sandbox/ops.js';
 export type { FromChild, ToChild, SerialisedError } from './sandbox/protocol.js';
+export { packLarge, unpackLarge } from './sandbox/transfer.js';

@@ -71,20 +71,3 @@ export function runMediaOp<K extends MediaOpName>(op: K, input: MediaOpInput<K>,
   if (!handler) return Promise.reject(new MediaError('unsupported_format', `Unknown media operation "${String(op)}"`));
   return handler(input, host);
 }
-
-/**
- * Structured clone (the IPC's serialisation) turns a Buffer into a plain Uint8Array; the pipelines
- * want Buffers back. Views share the memory, nothing is copied.
- */
-export function reviveBuffers<T>(value: T): T {
-  if (value instanceof Uint8Array) return (Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)) as T;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = reviveBuffers(value[i]);
-    return value;
-  }
-  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record)) record[key] = reviveBuffers(record[key]);
-  }
-  return value;
-}

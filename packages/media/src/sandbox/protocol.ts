@@ -4,7 +4,7 @@ import type { MediaOpName } from './ops.js';
 /** Messages between the server and a sandbox child (Node IPC, advanced serialisation). */
 export type ToChild =
   | { type: 'run'; id: number; op: MediaOpName; input: unknown }
-  | { type: 'fetched'; id: number; fetchId: number; data?: Uint8Array; error?: SerialisedError };
+  | { type: 'fetched'; id: number; fetchId: number; data?: unknown; error?: SerialisedError };
 
 export type FromChild =
   | { type: 'ready'; pid: number }

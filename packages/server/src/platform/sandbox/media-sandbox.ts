@@ -1,11 +1,14 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import {
   MediaError,
-  reviveBuffers,
+  packLarge,
   runMediaOp,
+  unpackLarge,
   type FromChild,
   type MediaHost,
   type MediaOpInput,
@@ -84,10 +87,11 @@ class Slot {
     private readonly entry: string,
     private readonly limits: SandboxLimits,
     private readonly logger: Logger,
+    private readonly transferDir: string,
   ) {}
 
   private spawn(): ChildProcess {
-    const child = fork(this.entry, [], {
+    const child = fork(this.entry, [this.transferDir], {
       execArgv: [`--max-old-space-size=${this.limits.memoryMb}`, `--stack-size=${this.limits.stackKb}`],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -129,7 +133,7 @@ class Slot {
     if (!call || message.type === 'ready' || message.id !== call.id) return;
     if (message.type === 'done') {
       this.call = null;
-      call.resolve(reviveBuffers(message.output));
+      unpackLarge(message.output).then(call.resolve, call.reject);
     } else if (message.type === 'failed') {
       this.call = null;
       call.reject(revive(message.error));
@@ -140,7 +144,7 @@ class Slot {
         child.connected && child.send({ type: 'fetched', id: call.id, fetchId: message.fetchId, ...m } satisfies ToChild);
       if (!call.host.fetchBytes) return reply({ error: { name: 'Error', message: 'this operation may not fetch' } });
       call.host.fetchBytes(message.url).then(
-        (data) => reply({ data }),
+        async (data) => reply({ data: await packLarge(data, this.transferDir) }),
         (err: Error) => reply({ error: { name: err.name, message: err.message } }),
       );
     }
@@ -190,9 +194,11 @@ class Slot {
         resolve: (v) => (settle(), resolve(v)),
         reject: (e) => (settle(), reject(e)),
       };
-      child.send({ type: 'run', id, op, input } satisfies ToChild, (err) => {
-        if (err && this.call?.id === id) this.kill(new MediaError('processing_limit', 'The media sandbox could not take the job.', { cause: err.message }));
-      });
+      void packLarge(input, this.transferDir).then((packed) =>
+        child.send({ type: 'run', id, op, input: packed } satisfies ToChild, (err) => {
+          if (err && this.call?.id === id) this.kill(new MediaError('processing_limit', 'The media sandbox could not take the job.', { cause: err.message }));
+        }),
+      );
     });
   }
 
@@ -213,9 +219,11 @@ export class MediaSandbox implements MediaRunner {
   private readonly waiting: ((slot: Slot) => void)[] = [];
   private nextId = 1;
   private closed = false;
+  /** where large Buffers cross to and from the children; private to this server process */
+  private readonly transferDir = mkdtempSync(join(tmpdir(), 'plinth-media-'));
 
   constructor(entry: string, limits: SandboxLimits, logger: Logger) {
-    this.slots = Array.from({ length: Math.max(1, limits.children) }, () => new Slot(entry, limits, logger));
+    this.slots = Array.from({ length: Math.max(1, limits.children) }, () => new Slot(entry, limits, logger, this.transferDir));
     this.idle = [...this.slots];
   }
 
@@ -239,6 +247,7 @@ export class MediaSandbox implements MediaRunner {
   async close(): Promise<void> {
     this.closed = true;
     for (const slot of this.slots) slot.kill(new MediaError('processing_limit', 'The media sandbox was closed.'));
+    rmSync(this.transferDir, { recursive: true, force: true });
   }
 }
 
