@@ -13,13 +13,19 @@ export function illFormedPaths(value: unknown, path = 'body', out: string[] = []
     if (LONE_SURROGATE.test(value)) out.push(path);
   } else if (Array.isArray(value)) {
     value.forEach((v, i) => illFormedPaths(v, `${path}[${i}]`, out));
-  } else if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
+  } else if (value && typeof value === 'object' && isPlainObject(value)) {
     for (const [k, v] of Object.entries(value)) {
       if (LONE_SURROGATE.test(k)) out.push(`${path}.${k.replace(new RegExp(LONE_SURROGATE, 'g'), '\uFFFD')}`);
       illFormedPaths(v, `${path}.${k}`, out);
     }
   }
   return out;
+}
+
+/** Parsed JSON is plain objects and arrays; a raw upload body (a stream, a Buffer) is never walked. */
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 export function registerWellFormedBodies(app: FastifyInstance): void {
