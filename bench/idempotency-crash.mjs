@@ -29,7 +29,9 @@ Object.assign(env, {
   LOG_LEVEL: 'warn',
   PLINTH_FETCH_ALLOW_HOSTS: '127.0.0.1',
   // A killed worker's claims come back quickly, so the catch-up at the end does not wait a minute.
-  PLINTH_JOB_LEASE_SECONDS: '2',
+  PLINTH_JOB_LEASE_SECONDS: '10',
+  // Without Chromium an import skips its poster render, which would otherwise dominate the catch-up.
+  PLINTH_CHROMIUM_PATH: 'plinth-bench-no-chromium',
   ...(process.env.BENCH_DATABASE_URL && { DATABASE_URL: process.env.BENCH_DATABASE_URL }),
 });
 const keys = JSON.parse(runCli(['bootstrap', '--org', 'Crash bench', '--email', 'crash@bench.test', '--plan', 'active', '--json'], env));
