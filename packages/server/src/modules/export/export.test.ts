@@ -31,7 +31,7 @@ function unzip(zip: Buffer) {
   return { names, read, manifest: JSON.parse(read('manifest.json').toString('utf8')) };
 }
 
-describe('export', () => {
+describe('export', { timeout: 120_000 }, () => {
   it('streams a ZIP that opens with unzip, whose manifest sha256s match, with rejected images only as skipped', async () => {
     const id = await seedProduct(t, t.org.org_id, { customId: 'SKU-42' });
     const images = await attachRealImages(t, id, 3);
