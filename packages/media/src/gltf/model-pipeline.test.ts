@@ -2,7 +2,7 @@ import { Document, Primitive } from '@gltf-transform/core';
 import { getBounds } from '@gltf-transform/functions';
 import sharp from 'sharp';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MediaError } from '../errors.js';
+import { rejection } from '../util/rejection.test-support.js';
 import { parseGlb } from './model-container.js';
 import { boxDocument, fakeFetcher, glbBytes, gltfFiles, gradientPng, testIO } from './model-fixtures.test-support.js';
 import { processModel, processModelBuffer, rescaleModel, validateGlb, type ProcessedModel } from './model-pipeline.js';
@@ -11,14 +11,6 @@ import { listZipEntries } from '../usdz/usdz-zip.js';
 const BASE = 'https://cdn.example.com/models/';
 const MAIN = `${BASE}box.gltf`;
 
-async function rejection(promise: Promise<unknown>): Promise<MediaError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(MediaError);
-  return err as MediaError;
-}
 
 /** Independent measurement: re-read the output GLB and take its world-space bounds. */
 async function measure(glb: Buffer) {

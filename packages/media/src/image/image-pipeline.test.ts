@@ -1,17 +1,9 @@
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { circle, iou, png16, productScene, rawMask, ring, roundedRect, truthBox } from './image-fixtures.test-support.js';
-import { MediaError } from '../errors.js';
+import { rejection } from '../util/rejection.test-support.js';
 import { isBlurry, processImage, sharpness } from './image-pipeline.js';
 
-async function rejection(p: Promise<unknown>): Promise<MediaError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(MediaError);
-  return err as MediaError;
-}
 
 function colourDistance(hex: string, rgb: number[]): number {
   const v = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MediaError } from '../errors.js';
+import { rejection } from '../util/rejection.test-support.js';
 import { sharpness } from '../image/sharpness.js';
 import { extractFrames } from './video-frames.js';
 
@@ -18,14 +18,6 @@ async function ffmpeg(args: string[], out: string): Promise<string> {
   return file;
 }
 
-async function rejection(p: Promise<unknown>): Promise<MediaError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(MediaError);
-  return err as MediaError;
-}
 
 /** 32x32 grey thumbnail, independent of the module's own hashing. */
 async function thumb(frame: Buffer): Promise<Buffer> {
