@@ -224,8 +224,13 @@ export const productsRoutes =
           summary: 'Order the missing half (a model, or renders)',
           description: 'Answers a quote; commit it with POST /v1/products {resume_token}. 409 details.reason: no_analysis, generating, images_ordered, model_exists, model_failed.',
           params: IdParams,
-          body: Type.Optional(Type.Object({ capture: Type.Optional(CaptureSchema), dimensions: Type.Optional(DimensionsInputSchema) }, { additionalProperties: false })),
+          body: Type.Object({ capture: Type.Optional(CaptureSchema), dimensions: Type.Optional(DimensionsInputSchema) }, { additionalProperties: false }),
           response: { 200: QuoteSchema, ...ErrorResponses },
+        },
+        // The body is optional: an order with nothing to say about the capture sends none.
+        preValidation: (request, _reply, done) => {
+          if (request.body === undefined || request.body === null) request.body = {};
+          done();
         },
       },
       async (request) => orderQuote(deps, request.principal, request.params.id, request.body ?? {}),
