@@ -79,7 +79,8 @@ async function serve(config: Readonly<Config>, withWorker: boolean) {
   await app.listen({ port: config.port, host: config.host }).catch((err: unknown) => {
     throw isPortBusy(err) ? new PortBusyError(config.port, config.host, err.code!) : err;
   });
-  process.stdout.write(`Plinth dashboard: ${config.publicUrl}/  (sign in with your email and password)\n`);
+  // The terminal, like the demo banner: stdout stays the JSON log.
+  process.stderr.write(`Plinth dashboard: ${config.publicUrl}/  (sign in with your email and password)\n`);
   logger.info({ url: config.publicUrl, worker: withWorker, database: deps.database.kind, storage: deps.storage.kind }, 'plinth is serving');
   onShutdown(async () => {
     await app.close();

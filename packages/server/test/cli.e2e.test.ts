@@ -78,6 +78,9 @@ describe(`plinth CLI, end to end (${TEST_BACKEND})`, { timeout: 60_000 }, () => 
     expect(first.demoKey).toMatch(/^sk_/);
     expect(first.demoOrg).toMatch(/^org_/);
     expect(first.proc.out.stderr).toContain(`curl -H "Authorization: Bearer ${first.demoKey}" ${first.url}/v1/projects`);
+    // The banner points to the dashboard, which answers there.
+    expect(first.proc.out.stderr).toContain(`Plinth dashboard: ${first.url}/`);
+    expect((await fetch(`${first.url}/`)).headers.get('content-type')).toContain('text/html');
     // The key and the owner's random password go to the terminal once, never into the JSON log on stdout.
     expect(first.demoPassword).toMatch(/^[A-Za-z0-9_-]{20}$/);
     expect(first.proc.out.stdout).not.toContain(first.demoKey);
