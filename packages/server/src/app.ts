@@ -1,6 +1,5 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
@@ -9,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Deps } from './deps.js';
 import { registerAuth } from './http/auth.js';
 import { registerCors } from './http/cors.js';
+import { registerDocs } from './http/docs.js';
 import { finishDocument } from './http/openapi-document.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkErrors, registerFrameworkErrorRoutes, rewriteUrl } from './http/framework-errors.js';
@@ -49,19 +49,6 @@ function validators() {
   const url = addFormats.default(new Ajv.default({ ...common, coerceTypes: 'array' }));
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     (httpPart === 'body' ? body : url).compile(schema) as never;
-}
-
-/**
- * The reference UI's policy with its script hashes kept, framing refused, and no upgrade-insecure-requests
- * (which would break /docs on a plain-HTTP local install).
- */
-function docsPolicy(header: string): string {
-  return header
-    .split(';')
-    .map((d) => d.trim())
-    .filter((d) => d && d !== 'upgrade-insecure-requests')
-    .map((d) => (d.startsWith('frame-ancestors') ? "frame-ancestors 'none'" : d))
-    .join('; ');
 }
 
 /** Unique across processes (random prefix per app) and cheap per request (a counter). */
@@ -132,14 +119,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     transform: documentDefaults,
     transformObject: (document) => finishDocument(('openapiObject' in document ? document.openapiObject : document.swaggerObject) as Record<string, unknown>),
   });
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { docExpansion: 'list' },
-    // The UI's own scripts by hash, nothing inline or remote; and never in a frame.
-    staticCSP: true,
-    transformStaticCSP: docsPolicy,
-    uiHooks: { onRequest: (_request, reply, done) => (reply.header('X-Frame-Options', 'DENY').header('X-Content-Type-Options', 'nosniff'), done()) },
-  });
+  await registerDocs(app);
   app.get('/v1/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
   registerSameOriginGuard(app, deps.config.publicUrl);

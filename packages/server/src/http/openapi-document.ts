@@ -67,6 +67,38 @@ const EXAMPLES: Record<string, Json> = {
   },
 };
 
+/** The reference's first section: from a fresh start to a product in 3D on a page, with this server's address. */
+const gettingStarted = (base: string) => `Products with finished images and 3D models that shoppers can view and place in AR.
+
+## Getting started
+
+1. **Start Plinth.** \`npm start\` (or \`plinth serve\`). On an empty data directory it creates a demo organization and
+   prints its keys once: a secret key (\`sk_…\`, for your server) and a publishable key (\`pk_…\`, for web pages).
+2. **Make your first call.** Send the secret key as a bearer token:
+
+   \`\`\`sh
+   curl -H "Authorization: Bearer sk_…" ${base}/v1/projects
+   \`\`\`
+3. **Create a product.** Send one source: photos, a video, a product page, uploads, or an existing model. Photos and
+   pages answer a **quote** first (the credits it costs); send its \`resume_token\` back to commit:
+
+   \`\`\`sh
+   curl -X POST ${base}/v1/products -H "Authorization: Bearer sk_…" -H "Content-Type: application/json" \\
+     -d '{"image_urls": ["https://shop.example/chair.jpg"], "generate_model": true}'
+   curl -X POST ${base}/v1/products -H "Authorization: Bearer sk_…" -H "Content-Type: application/json" \\
+     -d '{"resume_token": "…"}'
+   \`\`\`
+   A model file imports at once: \`{"model_url": "https://shop.example/chair.glb"}\` answers 202 with the product.
+4. **Wait for the work.** Poll \`GET /v1/products/{id}\` (\`model_status\`, \`progress\`, \`step\`), or subscribe a webhook
+   to \`product.model.ready\`. The TypeScript SDK does it in one call: \`plinth.products.waitFor(id, { until: 'model_ready' })\`.
+5. **Publish and embed.** \`POST /v1/products/publish\` with its id, add your shop's origin to the project's
+   \`allowed_domains\`, then load \`${base}/embed.js\` on the page as a module script and add the element
+   \`service-model\` with the attributes \`product-id="prod_…"\` and \`publishable-key="pk_…"\`. Shoppers see the
+   model in 3D, and in AR on their phones.
+
+Every answer carries \`X-Request-Id\`; every error is \`{"error": {"code", "message", "details", "request_id"}}\`. POSTs take an
+\`Idempotency-Key\` header, so a retry never acts twice.`;
+
 /** What each tag groups, for the reference's sidebar. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   Products: 'Create products from photos, a video, a page or a 3D model; read, update, review, publish and export them.',
@@ -85,7 +117,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 };
 
 export function finishDocument(doc: Json): Json {
-  doc.info = { ...doc.info, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' }, contact: { name: 'Plinth API reference', url: `${doc.servers?.[0]?.url ?? ''}/docs` } };
+  doc.info = { ...doc.info, description: gettingStarted(String(doc.servers?.[0]?.url ?? '')), license: { name: 'Apache-2.0', identifier: 'Apache-2.0' }, contact: { name: 'Plinth API reference', url: `${doc.servers?.[0]?.url ?? ''}/docs` } };
   doc.components ??= {};
   doc.components.headers = { ...doc.components.headers, ...HEADERS };
   const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
