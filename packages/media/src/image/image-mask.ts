@@ -1,3 +1,4 @@
+import { labelComponents } from '../util/label-components.js';
 import { window3 } from '../util/window3.js';
 
 /**
@@ -122,51 +123,6 @@ function majority3(mask: Uint8Array, width: number, height: number): Uint8Array 
   return out;
 }
 
-/**
- * Label connected regions whose pixels satisfy `inside`. 8-connectivity for product parts,
- * 4-connectivity for backdrop regions (so a diagonal gap does not leak backdrop into the product).
- */
-function labelRegions(
-  width: number,
-  height: number,
-  inside: (i: number) => boolean,
-  eight: boolean,
-): { labels: Int32Array; areas: number[] } {
-  const labels = new Int32Array(width * height).fill(-1);
-  const areas: number[] = [];
-  const stack = new Int32Array(width * height);
-  for (let start = 0; start < labels.length; start++) {
-    if (labels[start] !== -1 || !inside(start)) continue;
-    const label = areas.length;
-    let area = 0;
-    let top = 0;
-    stack[top++] = start;
-    labels[start] = label;
-    while (top > 0) {
-      const i = stack[--top];
-      area++;
-      const x = i % width;
-      const y = (i - x) / width;
-      for (let dy = -1; dy <= 1; dy++) {
-        const yy = y + dy;
-        if (yy < 0 || yy >= height) continue;
-        for (let dx = -1; dx <= 1; dx++) {
-          if ((dx === 0 && dy === 0) || (!eight && dx !== 0 && dy !== 0)) continue;
-          const xx = x + dx;
-          if (xx < 0 || xx >= width) continue;
-          const j = yy * width + xx;
-          if (labels[j] === -1 && inside(j)) {
-            labels[j] = label;
-            stack[top++] = j;
-          }
-        }
-      }
-    }
-    areas.push(area);
-  }
-  return { labels, areas };
-}
-
 /** `rgb` is 3-channel interleaved, `width*height` pixels. */
 export function computeMask(rgb: Uint8Array, width: number, height: number): MaskResult {
   const n = width * height;
@@ -183,7 +139,7 @@ export function computeMask(rgb: Uint8Array, width: number, height: number): Mas
   // clearly-different ones, so backdrop noise above `low` does not create specks.
   const strong = new Uint8Array(n);
   for (let i = 0; i < n; i++) strong[i] = distance[i] > high ? 255 : 0;
-  const grown = labelRegions(width, height, (i) => distance[i] > low, true);
+  const grown = labelComponents(width, height, (i) => distance[i] > low, true);
   const keepLabel = new Uint8Array(grown.areas.length);
   for (let i = 0; i < n; i++) if (strong[i]) keepLabel[grown.labels[i]] = 1;
   let mask: Uint8Array = new Uint8Array(n);
@@ -194,7 +150,7 @@ export function computeMask(rgb: Uint8Array, width: number, height: number): Mas
   mask = majority3(mask, width, height);
 
   // Keep the big parts (one product, or a pair), drop specks of dust and texture in the backdrop.
-  const parts = labelRegions(width, height, (i) => mask[i] !== 0, true);
+  const parts = labelComponents(width, height, (i) => mask[i] !== 0, true);
   const largest = parts.areas.reduce((a, b) => Math.max(a, b), 0);
   const minPart = Math.max(largest * 0.08, n * 0.0005);
   for (let i = 0; i < n; i++) {
@@ -204,7 +160,7 @@ export function computeMask(rgb: Uint8Array, width: number, height: number): Mas
 
   // Backdrop regions not reachable from the image edge are holes. Fill them, except sizeable ones
   // that are unmistakably backdrop-coloured (the inside of a mug handle should stay see-through).
-  const gaps = labelRegions(width, height, (i) => mask[i] === 0, false);
+  const gaps = labelComponents(width, height, (i) => mask[i] === 0, false);
   const touchesEdge = new Uint8Array(gaps.areas.length);
   const distSum = new Float64Array(gaps.areas.length);
   for (let i = 0; i < n; i++) {
