@@ -204,11 +204,12 @@ export function softenMask(mask: Uint8Array, width: number, height: number): Uin
   return out;
 }
 
-/** Fraction and bounding box (in mask pixels) of values ≥ 128. */
+/** Fraction and bounding box (in mask pixels) of values ≥ `threshold` (128 for an 8-bit mask, 0.5 for a probability map). */
 export function maskExtent(
-  mask: Uint8Array,
+  mask: ArrayLike<number>,
   width: number,
   height: number,
+  threshold = 128,
 ): { coverage: number; box: { x0: number; y0: number; x1: number; y1: number } | null } {
   let count = 0;
   let x0 = width;
@@ -217,7 +218,7 @@ export function maskExtent(
   let y1 = -1;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      if (mask[y * width + x] < 128) continue;
+      if (mask[y * width + x] < threshold) continue;
       count++;
       if (x < x0) x0 = x;
       if (x > x1) x1 = x;

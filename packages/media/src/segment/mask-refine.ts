@@ -3,6 +3,7 @@
  * judge whether it is a product at all, then bring it to full resolution with edges that follow the
  * photo's own edges (a guided filter) instead of the staircase of a scaled-up small mask.
  */
+import { maskExtent } from '../image/image-mask.js';
 import { labelComponents } from '../util/label-components.js';
 import type { CutoutInfo, CutoutMethod, Probability, RgbImage } from './segment-types.js';
 
@@ -66,25 +67,10 @@ const OK_CONFIDENCE = 0.6;
  */
 export function judge(p: Probability, method: CutoutMethod): CutoutInfo {
   const { prob, width, height } = p;
-  const n = width * height;
-  let fg = 0;
-  let x0 = width;
-  let y0 = height;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (prob[y * width + x] < 0.5) continue;
-      fg++;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
-  }
-  const coverage = fg / n;
+  const { coverage, box } = maskExtent(prob, width, height, 0.5);
   let decisiveness = 0;
-  if (fg > 0) {
+  if (box) {
+    const { x0, y0, x1, y1 } = box;
     // Around the product only: a vast, certain background would otherwise hide an unsure product.
     const mx = Math.round((x1 - x0 + 1) * 0.1);
     const my = Math.round((y1 - y0 + 1) * 0.1);
