@@ -58,6 +58,9 @@ export async function testEnv(extra: Record<string, string> = {}): Promise<{
     PLINTH_SECRET: 'test-secret-0123456789abcdef',
     LOG_LEVEL: 'silent',
     PLINTH_JOB_POLL_MS: '20',
+    // The learned segmenter costs seconds per image on a CPU; tests about ingestion, review or export are not
+    // about the cut-out's quality. The cut-out's own tests choose `isnet` explicitly.
+    PLINTH_SEGMENTER: 'classical',
     // System tools (ffmpeg, chromium, colmap) are found on PATH, as in a real start.
     PATH: process.env.PATH ?? '',
   };
