@@ -28,7 +28,8 @@ const TYPES: Record<string, string> = {
  */
 export const DASHBOARD_CSP = [
   "default-src 'self'",
-  "script-src 'self'",
+  // The 3D viewer compiles its mesh decoders (Draco, meshopt) to WebAssembly; nothing else is evaluated.
+  "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
   "connect-src 'self' blob: data:",
