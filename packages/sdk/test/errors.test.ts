@@ -129,7 +129,13 @@ describe('every error class comes from a real answer of the API', () => {
 
   it('500 InternalServerError from a server whose storage throws; nothing internal leaks', async () => {
     const broken = new Proxy({ kind: 'disk' } as BlobStore, {
-      get: (target, prop) => (prop === 'kind' ? target.kind : async () => Promise.reject(new Error('disk on fire at /var/secret'))),
+      // URLs are made, not fetched, so they still work; every read and write of a file fails.
+      get: (target, prop) =>
+        prop === 'kind'
+          ? target.kind
+          : prop === 'publicUrl' || prop === 'privateUrl'
+            ? (key: string) => `http://127.0.0.1:1/files/${key}`
+            : async () => Promise.reject(new Error('disk on fire at /var/secret')),
     });
     const failing = await startApi({}, { storage: broken });
     try {

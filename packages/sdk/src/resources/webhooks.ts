@@ -70,6 +70,14 @@ export class Webhooks extends Resource {
     return this.client.request('DELETE /v1/webhooks/{id}', { path: { id }, query: params, options });
   }
 
+  /**
+   * Sends a signed `webhook.test` event to this endpoint only, to check a receiver end to end. Answers the
+   * delivery, pending; it shows in the deliveries list. 409 while the endpoint is disabled.
+   */
+  test(id: string, params?: OrgParams, options?: RequestOptions): APIPromise<WebhookDelivery> {
+    return this.client.request('POST /v1/webhooks/{id}/test', { path: { id }, query: params, options });
+  }
+
   /** A new secret; for 24 h deliveries are signed with both, so receivers can switch without losing any. */
   rotateSecret(id: string, params?: OrgParams, options?: RequestOptions): APIPromise<WebhookEndpointRotatedSecret> {
     return this.client.request('POST /v1/webhooks/{id}/rotate_secret', { path: { id }, query: params, options });
