@@ -1,6 +1,7 @@
 import { GLB_BUFFER, Logger, NodeIO, Primitive, type Document, type GLTF, type Texture } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { convertPrimitiveToTriangles, dedup, prune, unpartition, weld } from '@gltf-transform/functions';
+import draco3d from 'draco3dgltf';
 import { MeshoptDecoder } from 'meshoptimizer/decoder';
 import sharp from 'sharp';
 import { MediaError } from '../errors.js';
@@ -17,17 +18,19 @@ let ioPromise: Promise<NodeIO> | null = null;
  */
 export function getIO(): Promise<NodeIO> {
   ioPromise ??= (async () => {
-    await MeshoptDecoder.ready;
+    // Both decoders are WebAssembly, loaded once per process: Draco- and meshopt-compressed models are common
+    // exports of Blender, Sketchfab and most 3D scanners.
+    const [, dracoDecoder] = await Promise.all([MeshoptDecoder.ready, draco3d.createDecoderModule()]);
     return new NodeIO()
       .setLogger(quietLogger)
       .registerExtensions(ALL_EXTENSIONS)
-      .registerDependencies({ 'meshopt.decoder': MeshoptDecoder });
+      .registerDependencies({ 'meshopt.decoder': MeshoptDecoder, 'draco3d.decoder': dracoDecoder });
   })();
   return ioPromise;
 }
 
-// Compression that must be decoded on read and must not survive into our output:
-// we have no encoder wired in, and the validator does not understand either one.
+// Compression that is decoded on read and does not survive into our output: the stored GLB is what the validator,
+// the USDZ writer and every viewer read without a decoder.
 const DECODE_ONLY_EXTENSIONS = new Set(['EXT_meshopt_compression', 'KHR_draco_mesh_compression']);
 
 export async function readDocument(container: ParsedContainer, resources: ReadonlyMap<string, Uint8Array>): Promise<Document> {
