@@ -4,16 +4,8 @@ import { quaternionToMatrix, type PosedCamera } from './camera.js';
 // Reads the text form of a COLMAP sparse model (cameras.txt, images.txt, as written by `model_converter
 // --output_type TXT`). Points are not needed: carving uses the silhouettes, not the sparse cloud.
 
-interface Intrinsics {
-  width: number;
-  height: number;
-  fx: number;
-  fy: number;
-  cx: number;
-  cy: number;
-  k1: number;
-  k2: number;
-}
+/** A COLMAP camera: the intrinsics part of a posed camera. */
+type Intrinsics = Pick<PosedCamera, 'width' | 'height' | 'fx' | 'fy' | 'cx' | 'cy' | 'k1' | 'k2'>;
 
 function dataLines(text: string): string[] {
   return text.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('#'));
