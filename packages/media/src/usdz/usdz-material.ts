@@ -1,6 +1,7 @@
 import type { Material, Texture, TextureInfo } from '@gltf-transform/core';
-import type { EmissiveStrength, Transform } from '@gltf-transform/extensions';
+import type { EmissiveStrength, Transform, Transmission } from '@gltf-transform/extensions';
 import { num, quote, tuple, type UsdaText } from './usdz-usda.js';
+import { VERTEX_COLOR_PRIMVAR } from './usdz-vertex-colors.js';
 
 // glTF metallic-roughness → UsdPreviewSurface. Factors multiply textures in glTF;
 // UsdUVTexture's `scale` input does the same, so each factor rides on its texture.
@@ -15,9 +16,23 @@ interface TextureSlot {
   scale: Vec4;
   bias?: Vec4;
   outputs: string[];
+  /** A texcoord primvar of the writer's own (the vertex-colour atlas) instead of the glTF set. */
+  primvar?: string;
 }
 
 const WRAP: Record<number, string> = { 33071: 'clamp', 33648: 'mirror', 10497: 'repeat' };
+
+/**
+ * How much of a fully transmissive surface stays visible. UsdPreviewSurface has no
+ * transmission, only opacity, and opacity fades reflections too: a goblet at opacity 0
+ * would vanish, so full transmission maps to opacity 0.2 (see docs/decisions.md).
+ */
+export const TRANSMISSION_MIN_OPACITY = 0.2;
+
+/** Opacity standing in for KHR_materials_transmission's factor. */
+export function transmissionOpacity(transmission: number): number {
+  return 1 - Math.min(1, Math.max(0, transmission)) * (1 - TRANSMISSION_MIN_OPACITY);
+}
 
 /** Which texcoord sets a material reads, so meshes export exactly those primvars. */
 export function primvarName(set: number): string {
@@ -32,6 +47,8 @@ function texCoordOf(info: TextureInfo | null): { set: number; transform: Transfo
 /**
  * Writes `def Material "<name>"` at the current nesting. `path` is the material's
  * absolute prim path (connections must be absolute or relative; absolute is clearer).
+ * `vertexColorFile` is a primitive's baked COLOR_0, multiplied by baseColorFactor in
+ * place of a base colour texture the material does not have.
  */
 export function writeMaterial(
   out: UsdaText,
@@ -39,12 +56,13 @@ export function writeMaterial(
   path: string,
   material: Material | null,
   textureFile: (texture: Texture | null) => string | null,
+  vertexColorFile: string | null = null,
 ): void {
   const slots: TextureSlot[] = [];
   const inputs: string[] = [];
   const connect = (slot: TextureSlot, output: string) => `${path}/${slot.name}.outputs:${output}`;
-  const addSlot = (slot: Omit<TextureSlot, 'file'>, texture: Texture | null): TextureSlot | null => {
-    const file = textureFile(texture);
+  const addSlot = (slot: Omit<TextureSlot, 'file'>, texture: Texture | null, own: string | null = null): TextureSlot | null => {
+    const file = own ?? textureFile(texture);
     if (!file) return null;
     const full = { ...slot, file };
     slots.push(full);
@@ -57,10 +75,29 @@ export function writeMaterial(
   const alphaMode = material?.getAlphaMode() ?? 'OPAQUE';
   const unlit = material?.getExtension('KHR_materials_unlit') != null;
 
-  const baseSlot = addSlot(
-    { name: 'BaseColorTexture', info: material?.getBaseColorTextureInfo() ?? null, colorSpace: 'sRGB', scale: baseColor, outputs: ['float3 outputs:rgb', 'float outputs:a'] },
+  const transmission = material?.getExtension<Transmission>('KHR_materials_transmission')?.getTransmissionFactor() ?? 0;
+  // A cut-out stays a cut-out: glTF masks before transmission, and a masked surface is opaque where it shows.
+  const seeThrough = alphaMode === 'MASK' ? 1 : transmissionOpacity(transmission);
+
+  const textureSlot = addSlot(
+    {
+      name: 'BaseColorTexture',
+      info: material?.getBaseColorTextureInfo() ?? null,
+      colorSpace: 'sRGB',
+      scale: [baseColor[0], baseColor[1], baseColor[2], baseColor[3] * seeThrough],
+      outputs: ['float3 outputs:rgb', 'float outputs:a'],
+    },
     material?.getBaseColorTexture() ?? null,
   );
+  const baseSlot =
+    textureSlot ??
+    (vertexColorFile
+      ? addSlot(
+          { name: 'VertexColorTexture', info: null, colorSpace: 'sRGB', scale: baseColor, outputs: ['float3 outputs:rgb'], primvar: VERTEX_COLOR_PRIMVAR },
+          null,
+          vertexColorFile,
+        )
+      : null);
   // Unlit has no UsdPreviewSurface equivalent; emitting the colour on a black
   // diffuse makes it self-lit, which is the closest visual match.
   const colorInput = unlit ? 'emissiveColor' : 'diffuseColor';
@@ -68,11 +105,15 @@ export function writeMaterial(
   if (baseSlot) inputs.push(`color3f inputs:${colorInput}.connect = <${connect(baseSlot, 'rgb')}>`);
   else inputs.push(`color3f inputs:${colorInput} = ${tuple(baseColor.slice(0, 3))}`);
 
+  // Opacity: BLEND from alpha (times the transmission stand-in), MASK from alpha with its
+  // cutoff, OPAQUE ignores alpha (glTF) and is see-through only when transmissive.
+  if (alphaMode === 'OPAQUE' && seeThrough < 1) inputs.push(`float inputs:opacity = ${num(seeThrough)}`);
   if (alphaMode !== 'OPAQUE') {
-    if (baseSlot) inputs.push(`float inputs:opacity.connect = <${connect(baseSlot, 'a')}>`);
-    else inputs.push(`float inputs:opacity = ${num(baseColor[3])}`);
-    if (alphaMode === 'MASK') inputs.push(`float inputs:opacityThreshold = ${num(material?.getAlphaCutoff() ?? 0.5)}`);
+    if (textureSlot) inputs.push(`float inputs:opacity.connect = <${connect(textureSlot, 'a')}>`);
+    else inputs.push(`float inputs:opacity = ${num(baseColor[3] * seeThrough)}`);
   }
+  if (alphaMode === 'MASK') inputs.push(`float inputs:opacityThreshold = ${num(material?.getAlphaCutoff() ?? 0.5)}`);
+  else if (alphaMode === 'BLEND' || seeThrough < 1) inputs.push('float inputs:opacityThreshold = 0');
 
   if (!unlit) {
     const mrSlot = addSlot(
@@ -125,15 +166,16 @@ export function writeMaterial(
   out.line('token outputs:surface');
   out.close();
 
-  const readers = new Set<number>();
+  const readers = new Set<string>();
   for (const slot of slots) {
     const { set, transform } = texCoordOf(slot.info);
-    const reader = `PrimvarReader_${primvarName(set)}`;
-    if (!readers.has(set)) {
-      readers.add(set);
+    const primvar = slot.primvar ?? primvarName(set);
+    const reader = `PrimvarReader_${primvar}`;
+    if (!readers.has(primvar)) {
+      readers.add(primvar);
       out.open(`def Shader ${quote(reader)}`);
       out.line('uniform token info:id = "UsdPrimvarReader_float2"');
-      out.line(`string inputs:varname = ${quote(primvarName(set))}`);
+      out.line(`string inputs:varname = ${quote(primvar)}`);
       out.line('float2 inputs:fallback = (0, 0)');
       out.line('float2 outputs:result');
       out.close();
@@ -149,8 +191,10 @@ export function writeMaterial(
     out.line(`asset inputs:file = @${slot.file}@`);
     out.line(`float2 inputs:st.connect = <${stSource}>`);
     out.line(`token inputs:sourceColorSpace = ${quote(slot.colorSpace)}`);
-    out.line(`token inputs:wrapS = ${quote(WRAP[slot.info?.getWrapS() ?? 10497] ?? 'repeat')}`);
-    out.line(`token inputs:wrapT = ${quote(WRAP[slot.info?.getWrapT() ?? 10497] ?? 'repeat')}`);
+    // The atlas is clamped: a cell on its border must not blend with the opposite border.
+    const wrap = (mode: number | undefined) => (slot.primvar ? 'clamp' : (WRAP[mode ?? 10497] ?? 'repeat'));
+    out.line(`token inputs:wrapS = ${quote(wrap(slot.info?.getWrapS()))}`);
+    out.line(`token inputs:wrapT = ${quote(wrap(slot.info?.getWrapT()))}`);
     out.line(`float4 inputs:scale = ${tuple(slot.scale)}`);
     if (slot.bias) out.line(`float4 inputs:bias = ${tuple(slot.bias)}`);
     for (const output of slot.outputs) out.line(output);

@@ -1,6 +1,7 @@
 import { Primitive, type Accessor, type mat4 } from '@gltf-transform/core';
 import { intArray, quote, tupleArray, type UsdaText } from './usdz-usda.js';
 import { primvarName } from './usdz-material.js';
+import { atlasTexCoords, VERTEX_COLOR_PRIMVAR, type VertexColorAtlas } from './usdz-vertex-colors.js';
 
 // One glTF primitive (as placed by one node) → one UsdGeomMesh with the node's
 // world transform baked into the points. Baking keeps the USD flat and sidesteps
@@ -61,6 +62,8 @@ export interface MeshPrimSpec {
   materialPath: string;
   doubleSided: boolean;
   texCoordSets: Set<number>;
+  /** COLOR_0 (linear RGB per vertex) and the atlas it was baked into, if it was; null when the primitive has none. */
+  vertexColors: { colors: Float64Array; atlas: Pick<VertexColorAtlas, 'columns' | 'width' | 'height'> | null } | null;
 }
 
 /** Writes a `def Mesh`; returns the triangle count written (0 means nothing was emitted). */
@@ -115,6 +118,14 @@ export function writeMesh(out: UsdaText, spec: MeshPrimSpec): number {
     // glTF puts the UV origin top-left, USD bottom-left.
     for (let i = 1; i < st.length; i += 2) st[i] = 1 - st[i];
     out.attr(`texCoord2f[] primvars:${primvarName(set)}`, tupleArray(st, 2), ['interpolation = "vertex"']);
+  }
+  if (spec.vertexColors) {
+    // displayColor for USD tools that show it; Quick Look sees the colours through the baked atlas.
+    out.attr('color3f[] primvars:displayColor', tupleArray(spec.vertexColors.colors, 3), ['interpolation = "vertex"']);
+    if (spec.vertexColors.atlas) {
+      const st = atlasTexCoords(spec.vertexColors.atlas, tris.length / 3, det < 0);
+      out.attr(`texCoord2f[] primvars:${VERTEX_COLOR_PRIMVAR}`, tupleArray(st, 2), ['interpolation = "faceVarying"']);
+    }
   }
   out.line('uniform token subdivisionScheme = "none"');
   out.close();

@@ -3,7 +3,8 @@ import sharp from 'sharp';
 import { writeAlignedZip, type ZipEntry } from './usdz-zip.js';
 import { NameScope, UsdaText, quote } from './usdz-usda.js';
 import { materialTexCoordSets, writeMaterial } from './usdz-material.js';
-import { writeMesh } from './usdz-mesh.js';
+import { triangleList, writeMesh } from './usdz-mesh.js';
+import { bakeVertexColors, readVertexColors, type VertexColorAtlas } from './usdz-vertex-colors.js';
 import { MediaError } from '../errors.js';
 import { DEFAULT_MODEL_CAPS } from '../gltf/model-caps.js';
 
@@ -78,16 +79,39 @@ export async function writeUsdz(doc: Document, scene?: Scene, maxTriangles = DEF
     });
   }
 
+  // A primitive with vertex colours gets them as displayColor and, unless its material has a base
+  // colour texture Quick Look can read (whose UVs are not the atlas's), baked into a texture of its
+  // own, and so a material of its own; other primitives share their glTF material's.
+  const colored = new Map<Primitive, { colors: Float64Array; atlas: VertexColorAtlas | null; file: string | null } | null>();
+  let baked = 0;
+  for (const { prims } of placements) {
+    for (const prim of prims) {
+      if (colored.has(prim)) continue;
+      const colors = readVertexColors(prim);
+      const tris = colors && triangleList(prim);
+      if (!colors || !tris?.length) {
+        colored.set(prim, null);
+      } else if (textureFile(prim.getMaterial()?.getBaseColorTexture() ?? null)) {
+        colored.set(prim, { colors, atlas: null, file: null });
+      } else {
+        colored.set(prim, { colors, atlas: await bakeVertexColors(colors, tris), file: `textures/vertex_colors_${baked++}.png` });
+      }
+    }
+  }
+
   const materialScope = new NameScope();
-  const materialPaths = new Map<Material | null, string>();
-  const materialOrder: (Material | null)[] = [];
+  const materialPaths = new Map<Material | Primitive | null, string>();
+  const materialOrder: { key: Material | Primitive | null; material: Material | null; vertexColorFile: string | null }[] = [];
   for (const { prims } of placements) {
     for (const prim of prims) {
       const material = prim.getMaterial();
-      if (materialPaths.has(material)) continue;
-      const name = materialScope.take(material?.getName() ?? 'DefaultMaterial', 'Material');
-      materialPaths.set(material, `/${ROOT}/Materials/${name}`);
-      materialOrder.push(material);
+      const vertexColorFile = colored.get(prim)?.file ?? null;
+      const key = vertexColorFile ? prim : material;
+      if (materialPaths.has(key)) continue;
+      const base = material?.getName() ?? 'DefaultMaterial';
+      const name = materialScope.take(vertexColorFile ? `${base}_vertex_colors` : base, 'Material');
+      materialPaths.set(key, `/${ROOT}/Materials/${name}`);
+      materialOrder.push({ key, material, vertexColorFile });
     }
   }
 
@@ -103,9 +127,9 @@ export async function writeUsdz(doc: Document, scene?: Scene, maxTriangles = DEF
   out.open(`def Xform ${quote(ROOT)}`, ['kind = "component"']);
 
   out.open('def Scope "Materials"');
-  for (const material of materialOrder) {
-    const path = materialPaths.get(material)!;
-    writeMaterial(out, path.slice(path.lastIndexOf('/') + 1), path, material, textureFile);
+  for (const { key, material, vertexColorFile } of materialOrder) {
+    const path = materialPaths.get(key)!;
+    writeMaterial(out, path.slice(path.lastIndexOf('/') + 1), path, material, textureFile, vertexColorFile);
   }
   out.close();
 
@@ -117,14 +141,16 @@ export async function writeUsdz(doc: Document, scene?: Scene, maxTriangles = DEF
     const world = node.getWorldMatrix();
     for (const [i, prim] of prims.entries()) {
       const material = prim.getMaterial();
+      const vertexColors = colored.get(prim) ?? null;
       const base = node.getName() || meshName || 'Mesh';
       const written = writeMesh(out, {
         name: meshScope.take(prims.length > 1 ? `${base}_${i}` : base, 'Mesh'),
         prim,
         world,
-        materialPath: materialPaths.get(material)!,
+        materialPath: materialPaths.get(vertexColors?.file ? prim : material)!,
         doubleSided: material?.getDoubleSided() ?? false,
         texCoordSets: materialTexCoordSets(material),
+        vertexColors,
       });
       if (written > 0) {
         meshes++;
@@ -137,5 +163,6 @@ export async function writeUsdz(doc: Document, scene?: Scene, maxTriangles = DEF
   const layer = out.toBuffer();
   const entries: ZipEntry[] = [{ name: USDZ_LAYER_NAME, data: layer }];
   for (const tex of used) entries.push({ name: tex.file, data: tex.data });
-  return { usdz: writeAlignedZip(entries), layer, meshes, triangles, textures: used.size };
+  for (const c of colored.values()) if (c?.file && c.atlas) entries.push({ name: c.file, data: c.atlas.png });
+  return { usdz: writeAlignedZip(entries), layer, meshes, triangles, textures: used.size + baked };
 }

@@ -40,6 +40,23 @@ function paddingFor(headerEnd: number, alignment: number): number {
   return pad;
 }
 
+/**
+ * The run of fields a local header (at 4) and a central record (at 6) share: version
+ * needed, flags, method, time, date, CRC, both sizes, name and extra-field lengths.
+ */
+function writeSharedFields(buf: Buffer, at: number, crc: number, size: number, nameLength: number, extraLength: number): void {
+  buf.writeUInt16LE(VERSION_NEEDED, at);
+  buf.writeUInt16LE(0, at + 2); // flags: no data descriptor, no encryption
+  buf.writeUInt16LE(0, at + 4); // method: stored
+  buf.writeUInt16LE(DOS_TIME, at + 6);
+  buf.writeUInt16LE(DOS_DATE, at + 8);
+  buf.writeUInt32LE(crc, at + 10);
+  buf.writeUInt32LE(size, at + 14); // compressed size: stored, so the same
+  buf.writeUInt32LE(size, at + 18);
+  buf.writeUInt16LE(nameLength, at + 22);
+  buf.writeUInt16LE(extraLength, at + 24);
+}
+
 export function writeAlignedZip(entries: ZipEntry[], alignment = USDZ_ALIGNMENT): Buffer {
   if (entries.length > 0xffff) throw new Error('usdz: too many entries for a non-zip64 archive');
   const parts: Buffer[] = [];
@@ -57,16 +74,7 @@ export function writeAlignedZip(entries: ZipEntry[], alignment = USDZ_ALIGNMENT)
 
     const local = Buffer.alloc(LOCAL_HEADER_SIZE + name.length + pad);
     local.writeUInt32LE(LOCAL_HEADER, 0);
-    local.writeUInt16LE(VERSION_NEEDED, 4);
-    local.writeUInt16LE(0, 6); // flags: no data descriptor, no encryption
-    local.writeUInt16LE(0, 8); // method: stored
-    local.writeUInt16LE(DOS_TIME, 10);
-    local.writeUInt16LE(DOS_DATE, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(size, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
-    local.writeUInt16LE(pad, 28);
+    writeSharedFields(local, 4, crc, size, name.length, pad);
     name.copy(local, LOCAL_HEADER_SIZE);
     if (pad > 0) {
       local.writeUInt16LE(PADDING_EXTRA_ID, LOCAL_HEADER_SIZE + name.length);
@@ -76,16 +84,8 @@ export function writeAlignedZip(entries: ZipEntry[], alignment = USDZ_ALIGNMENT)
     const record = Buffer.alloc(CENTRAL_HEADER_SIZE + name.length);
     record.writeUInt32LE(CENTRAL_HEADER, 0);
     record.writeUInt16LE(VERSION_NEEDED, 4); // version made by (MS-DOS attribute semantics)
-    record.writeUInt16LE(VERSION_NEEDED, 6);
-    record.writeUInt16LE(0, 8);
-    record.writeUInt16LE(0, 10);
-    record.writeUInt16LE(DOS_TIME, 12);
-    record.writeUInt16LE(DOS_DATE, 14);
-    record.writeUInt32LE(crc, 16);
-    record.writeUInt32LE(size, 20);
-    record.writeUInt32LE(size, 24);
-    record.writeUInt16LE(name.length, 28);
-    // extra (30), comment (32), disk (34), internal (36), external attrs (38) stay zero
+    writeSharedFields(record, 6, crc, size, name.length, 0);
+    // comment (32), disk (34), internal (36), external attrs (38) stay zero
     record.writeUInt32LE(offset, 42);
     name.copy(record, CENTRAL_HEADER_SIZE);
     central.push(record);
