@@ -6,16 +6,14 @@
  * unless GrabCut finds it really belongs to the product.
  */
 import sharp from 'sharp';
-import { computeMask, estimateBackground, type Rgb } from '../image/image-mask.js';
+import { computeMask, estimateBackground, maskExtent, type Rgb } from '../image/image-mask.js';
 import { opencv } from './opencv.js';
 import type { Probability, RgbImage, Segmenter } from './segment-types.js';
 
 const WORK_SIDE = 512;
 const MIN_BACKDROP_SHARE = 0.35;
-const GC_BGD = 0;
-const GC_FGD = 1;
-const GC_PR_BGD = 2;
-const GC_PR_FGD = 3;
+/** GrabCut's mask labels: sure and probable backdrop, sure and probable product. */
+const { GC_BGD, GC_FGD, GC_PR_BGD, GC_PR_FGD } = { GC_BGD: 0, GC_FGD: 1, GC_PR_BGD: 2, GC_PR_FGD: 3 } as const;
 
 export function createClassicalSegmenter(): Segmenter {
   return {
@@ -142,21 +140,10 @@ function shadowLike(rgb: Uint8Array, n: number, bg: Rgb, noise: number): Uint8Ar
 }
 
 function grownBox(mask: Uint8Array, w: number, h: number, margin: number): Uint8Array {
-  let x0 = w;
-  let y0 = h;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      if (!mask[y * w + x]) continue;
-      x0 = Math.min(x0, x);
-      x1 = Math.max(x1, x);
-      y0 = Math.min(y0, y);
-      y1 = Math.max(y1, y);
-    }
-  }
   const out = new Uint8Array(w * h);
-  if (x1 < 0) return out;
+  const { box } = maskExtent(mask, w, h, 1);
+  if (!box) return out;
+  const { x0, y0, x1, y1 } = box;
   const mx = Math.round((x1 - x0 + 1) * margin) + 2;
   const my = Math.round((y1 - y0 + 1) * margin) + 2;
   const band = Math.max(2, Math.round(Math.min(w, h) * 0.02));
@@ -180,7 +167,6 @@ async function erode(mask: Uint8Array, w: number, h: number, radius: number): Pr
     kernel.delete();
   }
 }
-
 
 async function grabCut(rgb: Uint8Array, w: number, h: number, seeds: Uint8Array): Promise<Uint8Array> {
   const { cv } = await opencv();
@@ -207,20 +193,9 @@ async function grabCut(rgb: Uint8Array, w: number, h: number, seeds: Uint8Array)
  * colour models would otherwise cut out of it.
  */
 function bridgeBands(p: Float32Array, w: number, h: number): void {
-  let x0 = w;
-  let y0 = h;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      if (p[y * w + x] < 0.5) continue;
-      x0 = Math.min(x0, x);
-      x1 = Math.max(x1, x);
-      y0 = Math.min(y0, y);
-      y1 = Math.max(y1, y);
-    }
-  }
-  if (x1 < 0) return;
+  const { box } = maskExtent(p, w, h, 0.5);
+  if (!box) return;
+  const { x0, y0, x1, y1 } = box;
   const fill = new Uint8Array(w * h);
   const runs = (count: number, length: number, at: (k: number, i: number) => number, maxGap: number) => {
     for (let k = 0; k < count; k++) {
