@@ -21,6 +21,7 @@ import { buildReliefCard } from './relief-card.js';
 import { calibrateTurntable, hullBounds } from './turntable-camera.js';
 import { carveVisualHull } from './visual-hull.js';
 import { recoverCamerasWithColmap } from '../poses/colmap-runner.js';
+import { MIN_MAT_VIEWS, recoverCamerasFromMat } from '../mat/mat-poses.js';
 import { generatePosedHull } from './posed-generator.js';
 
 // The built-in generator needs no GPU and no service: silhouette carving (visual hull)
@@ -83,8 +84,9 @@ async function generateTurntable(
 }
 
 /**
- * Cameras recovered from the photos themselves (COLMAP), then posed carving and its gate. Photos whose
- * cut-out is unusable are not offered to COLMAP (they count as not registered).
+ * Cameras recovered from the photos themselves (the capture mat when at least 3 photos show it, else
+ * COLMAP), then posed carving and its gate. Photos whose cut-out is unusable are not offered (they count as
+ * not registered).
  */
 async function generateFromRecoveredCameras(
   views: GeneratorView[],
@@ -97,8 +99,11 @@ async function generateFromRecoveredCameras(
   await progress(2, 'finding_cameras');
   const kept = new Set(usable.map((v) => v.index));
   const stepShare = { features: 10, matching: 25, mapping: 30 } as const;
-  const recovery = await recoverCamerasWithColmap(
-    { images: views.map((v) => v.image), skip: new Set(views.map((_, i) => i).filter((i) => !kept.has(i))) },
+  const skip = new Set(views.map((_, i) => i).filter((i) => !kept.has(i)));
+  const fromMat = await recoverCamerasFromMat({ images: views.map((v) => v.image), skip });
+  checkAborted(signal);
+  const recovery = fromMat.cameras.length >= MIN_MAT_VIEWS ? fromMat : await recoverCamerasWithColmap(
+    { images: views.map((v) => v.image), skip },
     {
       colmapPath: hints.colmapPath,
       matcher: hints.sequence ? 'sequential' : 'exhaustive',

@@ -11,6 +11,7 @@ import { carvePosedHull, fillSmallHoles, insideBox, posedSamplers } from './pose
 import { directionToCameraFrame, findFloor, modelFrame } from './posed-frame.js';
 import { gateModel, MIN_LARGEST_PIECE, MIN_MEDIAN_IOU, silhouetteIoU } from './posed-gate.js';
 import type { PreparedView } from './prepared-view.js';
+import { groundInModelFrame } from '../mat/mat-ground.js';
 
 // The built-in generator for captures with real cameras (recovered by structure from motion, or given):
 // level the cameras into the product's frame, carve with their perspective projections, texture each
@@ -101,11 +102,12 @@ function meshBox(positions: Float32Array): { min: number[]; max: number[]; size:
   return { min, max, size: [0, 1, 2].map((a) => max[a] - min[a]) };
 }
 
-/** Metres per model unit: from the given size (height first), else the default tallest side. */
-function metricScale(size: number[], dimensions: Dimensions | null | undefined): { scale: number; source: ModelQuality['scale_source'] } {
+/** Metres per model unit: from the given size (height first), else as measured (the mat), else the default tallest side. */
+function metricScale(size: number[], dimensions: Dimensions | null | undefined, measured: number | null): { scale: number; source: ModelQuality['scale_source'] } {
   if (dimensions?.height) return { scale: dimensions.height / size[1], source: 'given' };
   if (dimensions?.width) return { scale: dimensions.width / size[0], source: 'given' };
   if (dimensions?.depth) return { scale: dimensions.depth / size[2], source: 'given' };
+  if (measured) return { scale: measured, source: 'mat' };
   return { scale: DEFAULT_TALLEST_SIDE_METRES / Math.max(...size), source: 'assumed' };
 }
 
@@ -124,7 +126,7 @@ export async function generatePosedHull(
     throw new MediaError('poses_not_found', `Only ${registered.length} of ${recovery.viewsTotal} photos could be placed in 3D; at least ${MIN_POSED_VIEWS} are needed`, details);
   }
   const placedCams = placed.map((v) => byIndex.get(v.index)!);
-  let frame = modelFrame(placed, placedCams, recovery.points);
+  let frame = modelFrame(placed, placedCams, recovery.points, recovery.floor?.normal);
   const masks = views.map(fillSmallHoles);
   const carving = (k: number) => !options.heldOut?.has(placed[k].index);
 
@@ -139,8 +141,11 @@ export async function generatePosedHull(
   if (!coarse) throw new MediaError('inconsistent_views', 'The photos\u2019 outlines leave nothing in common', details);
   // With a textured table in view, its plane is a far better "up" than the photos' tilt, and it cuts off
   // the cone the hull grows under the product where no photo can see.
-  const floor = frame.points ? findFloor(frame.points, coarse.inside) : null;
-  let floorY: number | null = null;
+  // A measured floor (the capture mat) is the table itself, already level; otherwise look for one.
+  const ground = groundInModelFrame(recovery, placedCams, frame.cameras);
+  const floor = !ground && frame.points ? findFloor(frame.points, coarse.inside) : null;
+  let floorY: number | null = ground?.floorY ?? null;
+  if (ground) coarse.inside.min[1] = Math.max(coarse.inside.min[1], ground.floorY);
   if (floor) {
     frame = modelFrame(placed, placedCams, recovery.points, directionToCameraFrame(frame, floor.normal));
     floorY = floor.offset;
@@ -209,7 +214,7 @@ export async function generatePosedHull(
   );
   await progress(90, 'storing_model');
   const { min, max, size } = meshBox(textured.mesh.positions);
-  const { scale, source } = metricScale(size, options.dimensions);
+  const { scale, source } = metricScale(size, options.dimensions, ground?.metresPerUnit ?? null);
   quality.scale_source = source;
   const shift = [(min[0] + max[0]) / 2, min[1], (min[2] + max[2]) / 2];
   const positions = textured.mesh.positions;

@@ -38,6 +38,10 @@ export interface CameraRecovery {
   points?: Float32Array;
   /** Seconds spent per step, for estimates. */
   timings: Record<string, number>;
+  /** The plane the product stands on in the cameras' frame (normal pointing up), when the capture measured it (the mat). */
+  floor?: { normal: Vec3; offset: number };
+  /** Metres per unit of the cameras' frame, when the capture measured it (the mat); else the scale is unknown. */
+  metresPerUnit?: number;
 }
 
 /** Camera centre in world coordinates: −Rᵀt. */
