@@ -158,3 +158,74 @@ export function selectFrames(frames: readonly FrameFeatures[], opts: { min: numb
   );
   return kept.map((f) => f.index);
 }
+
+/**
+ * How far the view moves between two candidates: mean absolute difference of their 16x16 luma
+ * thumbnails (0–255). Blur barely changes a 16x16 average, so a blurred frame still measures its
+ * place on the path.
+ */
+export function viewChange(a: FrameFeatures, b: FrameFeatures): number {
+  return meanAbsDiff(a.tiny, b.tiny);
+}
+
+/**
+ * View change (in `viewChange` units) that one kept frame of a walk-around may cover: consecutive
+ * kept frames a step apart still share most of what they see, which sequential matching needs.
+ */
+export const PATH_STEP = 2.5;
+/** A walk-around gives COLMAP at most this many frames per second of footage: beyond, they are near repeats. */
+export const PATH_FRAMES_PER_SECOND = 3;
+
+/** How many frames a walk-around clip should give: enough steps to cover its motion, bounded by its duration and by [min, max]. */
+export function pathFrameCount(totalChange: number, durationSeconds: number, opts: { min: number; max: number }): number {
+  const byMotion = Math.ceil(totalChange / PATH_STEP);
+  const byDuration = Math.ceil(durationSeconds * PATH_FRAMES_PER_SECOND);
+  return Math.max(opts.min, Math.min(opts.max, byMotion, byDuration));
+}
+
+/**
+ * Frames of a walk-around, for structure from motion: the path (the summed view change from the
+ * first candidate) is cut into equal stretches and each stretch gives its sharpest frame, so the
+ * kept frames are evenly spaced in what the camera saw, not in time (a pause gives one frame, a fast
+ * pan several) and neighbours overlap. Blurred frames are never kept; a stretch with only soft
+ * frames gives its best soft one, a stretch of only blur gives none.
+ */
+export function selectPathFrames(frames: readonly FrameFeatures[], opts: { min: number; max: number; durationSeconds: number }): number[] {
+  const ordered = [...frames].sort((a, b) => a.index - b.index);
+  const threshold = blurThreshold(ordered);
+  // The path is measured over usable frames only: blur shifts a thumbnail a little, and a camera
+  // standing still through a shake must not read as moving.
+  const usable = ordered.filter((f) => f.sharpness >= Math.max(ABSOLUTE_MIN_SHARPNESS, threshold * 0.5));
+  if (!usable.length) return [];
+  const along = new Map<FrameFeatures, number>([[usable[0], 0]]);
+  for (let i = 1; i < usable.length; i++) along.set(usable[i], along.get(usable[i - 1])! + viewChange(usable[i - 1], usable[i]));
+  const total = along.get(usable[usable.length - 1])!;
+  const count = total < PATH_STEP ? 1 : pathFrameCount(total, opts.durationSeconds, opts);
+
+  // A crisp frame beats any soft one; among equals, the sharper.
+  const rank = (f: FrameFeatures) => (f.sharpness >= threshold ? 1 : 0);
+  const best: (FrameFeatures | null)[] = Array.from({ length: count }, () => null);
+  for (const f of usable) {
+    const stretch = count === 1 ? 0 : Math.min(count - 1, Math.floor((along.get(f)! / total) * count));
+    const held = best[stretch];
+    if (!held || rank(f) > rank(held) || (rank(f) === rank(held) && f.sharpness > held.sharpness)) best[stretch] = f;
+  }
+  const kept = best.filter((f): f is FrameFeatures => f !== null);
+  // Stretches without a usable frame left gaps: while short of the minimum, add the crisp frames
+  // farthest along the path from any kept one (never a repeat of a kept view).
+  while (kept.length < Math.min(opts.min, count)) {
+    let pick: FrameFeatures | null = null;
+    let pickGap = PATH_STEP / 2;
+    for (const f of usable) {
+      if (rank(f) === 0 || kept.includes(f)) continue;
+      const gap = Math.min(...kept.map((k) => Math.abs(along.get(k)! - along.get(f)!)));
+      if (gap > pickGap) {
+        pick = f;
+        pickGap = gap;
+      }
+    }
+    if (!pick) break;
+    kept.push(pick);
+  }
+  return kept.map((f) => f.index).sort((a, b) => a - b);
+}

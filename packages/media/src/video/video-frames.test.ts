@@ -63,9 +63,9 @@ afterAll(async () => {
 });
 
 describe('extractFrames', { timeout: 30_000 }, () => {
-  it('returns 12–24 sharp, distinct frames, skipping blur and collapsing a static stretch', async () => {
+  it('returns 12–24 sharp, distinct frames of a turntable clip, skipping blur and collapsing a static stretch', async () => {
     const started = performance.now();
-    const frames = await extractFrames(mixed);
+    const frames = await extractFrames(mixed, { capture: 'turntable' });
     console.log(`extractFrames 7 s 320x240 clip: ${frames.length} frames in ${(performance.now() - started).toFixed(0)} ms`);
 
     expect(frames.length).toBeGreaterThanOrEqual(12);
@@ -118,7 +118,7 @@ describe('extractFrames', { timeout: 30_000 }, () => {
   it('samples a long clip from its keyframes', async () => {
     const long = await ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=s=160x120:r=5:d=120,rotate=a=t*0.05:c=gray', '-g', '25'], 'long.mp4');
     const started = performance.now();
-    const frames = await extractFrames(long);
+    const frames = await extractFrames(long, { capture: 'turntable' });
     console.log(`extractFrames 120 s clip: ${frames.length} frames in ${(performance.now() - started).toFixed(0)} ms`);
     expect(frames.length).toBeGreaterThanOrEqual(12);
     expect(frames.length).toBeLessThanOrEqual(24);
@@ -126,8 +126,8 @@ describe('extractFrames', { timeout: 30_000 }, () => {
 
   it('returns fewer than min when the clip genuinely has fewer distinct frames', async () => {
     const still = await ffmpeg(['-f', 'lavfi', '-i', 'smptebars=s=320x240:r=25:d=3'], 'still.mp4');
-    const frames = await extractFrames(still);
-    expect(frames).toHaveLength(1);
+    expect(await extractFrames(still, { capture: 'turntable' })).toHaveLength(1);
+    expect(await extractFrames(still, { capture: 'walkaround' })).toHaveLength(1);
   });
 
   it("refuses a clip with nothing usable as 'no_frames'", async () => {

@@ -1,15 +1,20 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { differenceHash, selectFrames, tinyThumb, type FrameFeatures } from './frame-select.js';
+import { differenceHash, selectFrames, selectPathFrames, tinyThumb, type FrameFeatures } from './frame-select.js';
 import { MediaError } from '../errors.js';
 import { greyForSharpness, laplacianVariance } from '../image/sharpness.js';
 import { DEFAULT_VIDEO_TOOLS, ProcessTimeout, probeVideo, runProcess, type VideoTools } from './video-probe.js';
 
+/** How the clip was filmed (the product's `capture.kind`): a turntable spin, or a walk around the product (`auto` is read as one). */
+export type VideoCapture = 'auto' | 'turntable' | 'walkaround';
+
 export interface ExtractFramesOptions {
-  /** default 12 */
+  /** default `auto`: frames for structure from motion */
+  capture?: VideoCapture;
+  /** default 12 for a turntable, 24 for a walk-around */
   min?: number;
-  /** default 24 */
+  /** default 24 for a turntable, 60 for a walk-around */
   max?: number;
   /** parent for the scratch directory; default the OS temp dir */
   workDir?: string;
@@ -43,13 +48,27 @@ async function features(file: string, index: number): Promise<{ features: FrameF
 }
 
 /**
- * Sharp, distinct, time-spread stills from a product video, as JPEG buffers in time order.
- * Throws MediaError: 'corrupt_video' (not a readable video), 'no_frames' (nothing usable),
+ * Frames kept per capture. A turntable's views are at equal angles anyway: 12–24 distinct ones do.
+ * A walk-around feeds structure from motion, which needs neighbours that overlap: 24–60, more for a
+ * longer path (see `selectPathFrames`).
+ */
+const FRAME_COUNTS: Record<VideoCapture, { min: number; max: number; candidatesPerFrame: number }> = {
+  turntable: { min: 12, max: 24, candidatesPerFrame: 2 },
+  walkaround: { min: 24, max: 60, candidatesPerFrame: 3 },
+  auto: { min: 24, max: 60, candidatesPerFrame: 3 },
+};
+
+/**
+ * Sharp stills from a product video, as JPEG buffers in time order: for a turntable, distinct views
+ * spread over the clip; for a walk-around (and `auto`), the sharpest frame of each equal stretch of
+ * the camera's path. Throws MediaError: 'corrupt_video' (not a readable video), 'no_frames' (nothing usable),
  * 'video_timeout' (decoding took longer than `timeoutMs`).
  */
 export async function extractFrames(videoFile: string, opts: ExtractFramesOptions = {}): Promise<Buffer[]> {
-  const max = Math.max(1, opts.max ?? 24);
-  const min = Math.min(max, Math.max(1, opts.min ?? 12));
+  const capture = opts.capture ?? 'auto';
+  const counts = FRAME_COUNTS[capture];
+  const max = Math.max(1, opts.max ?? counts.max);
+  const min = Math.min(max, Math.max(1, opts.min ?? counts.min));
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const deadline = Date.now() + timeoutMs;
   const remaining = () => Math.max(1, deadline - Date.now());
@@ -58,8 +77,8 @@ export async function extractFrames(videoFile: string, opts: ExtractFramesOption
   try {
     const tools = opts.tools ?? DEFAULT_VIDEO_TOOLS;
     const info = await probeVideo(videoFile, remaining(), tools);
-    // Twice as many candidates as wanted, but never more than the clip has frames.
-    const wanted = max * 2;
+    // A few candidates per frame wanted, but never more than the clip has frames.
+    const wanted = max * counts.candidatesPerFrame;
     const sampleRate = Math.min(wanted / info.duration, info.fps ?? Infinity);
     const result = await runProcess(
       tools.ffmpeg,
@@ -108,10 +127,8 @@ export async function extractFrames(videoFile: string, opts: ExtractFramesOption
         // A frame the decoder half-wrote (damaged stream) is simply not a candidate.
       }
     }
-    const chosen = selectFrames(
-      candidates.map((c) => c.features),
-      { min, max },
-    );
+    const described = candidates.map((c) => c.features);
+    const chosen = capture === 'turntable' ? selectFrames(described, { min, max }) : selectPathFrames(described, { min, max, durationSeconds: info.duration });
     if (chosen.length === 0) {
       throw new MediaError('no_frames', 'The video has no sharp frames to use.', { candidates: candidates.length });
     }
