@@ -1,6 +1,6 @@
 import { Primitive, type Document, type Node, type Scene } from '@gltf-transform/core';
-import { getBounds } from '@gltf-transform/functions';
 import { MediaError } from '../errors.js';
+import { restPoseBounds } from './model-bounds.js';
 import type { ModelDimensions } from './model-pipeline.js';
 
 /** The scene a viewer shows: the declared default, else the first one. */
@@ -12,9 +12,10 @@ export function displayScene(doc: Document): Scene {
 }
 
 export function measureDimensions(scene: Scene): ModelDimensions {
-  const { min, max } = getBounds(scene);
+  // Skinned meshes are measured through their joints at rest, as viewers draw them.
+  const { min, max } = restPoseBounds(scene);
   const size = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
-  // getBounds leaves ±Infinity when no node in the scene carries a mesh.
+  // The bounds stay ±Infinity when no node in the scene carries a mesh.
   if (!size.every((v) => Number.isFinite(v))) {
     throw new MediaError('empty_model', 'Model scene contains no geometry');
   }
