@@ -46,7 +46,22 @@ function blobs(size, n, light) {
   t.colorSpace = THREE.SRGBColorSpace;
   return t;
 }
-window.shoot = async ({ width, height, cameras }) => {
+// The capture mat as the printed page (white paper, black shapes in mm), a texture at its true size.
+function matPage(mat) {
+  const c = document.createElement('canvas');
+  c.width = Math.round(mat.pageMm.width * mat.pxPerMm);
+  c.height = Math.round(mat.pageMm.height * mat.pxPerMm);
+  const g = c.getContext('2d');
+  g.fillStyle = '#f4f4f2';
+  g.fillRect(0, 0, c.width, c.height);
+  g.fillStyle = '#141414';
+  for (const r of mat.rects) g.fillRect(r.x * mat.pxPerMm, r.y * mat.pxPerMm, r.w * mat.pxPerMm, r.h * mat.pxPerMm);
+  const t = new THREE.CanvasTexture(c);
+  t.colorSpace = THREE.SRGBColorSpace;
+  t.anisotropy = 8;
+  return t;
+}
+window.shoot = async ({ width, height, cameras, mat }) => {
   const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
   renderer.setPixelRatio(1);
   renderer.setSize(width, height, false);
@@ -60,17 +75,37 @@ window.shoot = async ({ width, height, cameras }) => {
   // Every face its own pattern: a pattern repeated on several faces would match across them and fold the
   // walk onto one side.
   const paint = () => new THREE.MeshStandardMaterial({ map: blobs(512, 400, false), roughness: 0.8 });
-  const blockPaint = [paint(), paint(), paint(), paint(), paint(), paint()];
-  const drumPaint = new THREE.MeshStandardMaterial({ map: blobs(1024, 1200, false), roughness: 0.8 });
-  const block = new THREE.Mesh(new THREE.BoxGeometry(0.08, 0.06, 0.05), blockPaint);
-  block.position.set(0, 0.03, 0);
-  const drum = new THREE.Mesh(new THREE.CylinderGeometry(0.02, 0.02, 0.06, 48), drumPaint);
-  drum.position.set(0.015, 0.09, 0);
-  const product = new THREE.Group();
-  product.add(block, drum);
-  scene.add(product);
-  const table = new THREE.Mesh(new THREE.PlaneGeometry(1.2, 1.2), new THREE.MeshStandardMaterial({ map: blobs(2048, 5000, true), roughness: 0.9 }));
-  table.rotation.x = -Math.PI / 2;
+  const painted = [];
+  const table = new THREE.Group();
+  if (mat) {
+    // A plain glazed bottle-vase, no texture at all, standing off the mat's centre on a plain table.
+    const profile = [[0, 0], [0.03, 0], [0.036, 0.02], [0.038, 0.05], [0.03, 0.085], [0.012, 0.11], [0.011, 0.132], [0.012, 0.14], [0, 0.14]];
+    const vase = new THREE.Mesh(new THREE.LatheGeometry(profile.map(([r, y]) => new THREE.Vector2(r, y)), 64), new THREE.MeshStandardMaterial({ color: 0xe6e4e0, roughness: 0.5 }));
+    vase.position.set(mat.productAt[0], 0, mat.productAt[1]);
+    painted.push([vase, vase.material]);
+    scene.add(vase);
+    const floor = new THREE.Mesh(new THREE.PlaneGeometry(1.6, 1.6), new THREE.MeshStandardMaterial({ color: 0x8a8078, roughness: 0.9 }));
+    floor.rotation.x = -Math.PI / 2;
+    floor.position.y = -0.0005;
+    const page = new THREE.Mesh(new THREE.PlaneGeometry(mat.pageMm.width / 1000, mat.pageMm.height / 1000), new THREE.MeshStandardMaterial({ map: matPage(mat), roughness: 0.95 }));
+    page.rotation.x = -Math.PI / 2;
+    page.position.set(mat.pageCentre[0], 0, mat.pageCentre[1]);
+    table.add(floor, page);
+  } else {
+    const blockPaint = [paint(), paint(), paint(), paint(), paint(), paint()];
+    const drumPaint = new THREE.MeshStandardMaterial({ map: blobs(1024, 1200, false), roughness: 0.8 });
+    const block = new THREE.Mesh(new THREE.BoxGeometry(0.08, 0.06, 0.05), blockPaint);
+    block.position.set(0, 0.03, 0);
+    const drum = new THREE.Mesh(new THREE.CylinderGeometry(0.02, 0.02, 0.06, 48), drumPaint);
+    drum.position.set(0.015, 0.09, 0);
+    painted.push([block, blockPaint], [drum, drumPaint]);
+    const product = new THREE.Group();
+    product.add(block, drum);
+    scene.add(product);
+    const blobbed = new THREE.Mesh(new THREE.PlaneGeometry(1.2, 1.2), new THREE.MeshStandardMaterial({ map: blobs(2048, 5000, true), roughness: 0.9 }));
+    blobbed.rotation.x = -Math.PI / 2;
+    table.add(blobbed);
+  }
   scene.add(table);
   const white = new THREE.MeshBasicMaterial({ color: 0xffffff });
   const out = [];
@@ -81,13 +116,12 @@ window.shoot = async ({ width, height, cameras }) => {
     cam.rotateZ(c.rollDeg * Math.PI / 180);
     scene.background = new THREE.Color(0x9aa4b0);
     table.visible = true;
-    block.material = blockPaint;
-    drum.material = drumPaint;
+    for (const [mesh, paint] of painted) mesh.material = paint;
     renderer.render(scene, cam);
     const image = renderer.domElement.toDataURL('image/jpeg', 0.92);
     scene.background = new THREE.Color(0x000000);
     table.visible = false;
-    block.material = drum.material = white;
+    for (const [mesh] of painted) mesh.material = white;
     renderer.render(scene, cam);
     out.push({ image, mask: renderer.domElement.toDataURL('image/png') });
   }
@@ -96,20 +130,31 @@ window.shoot = async ({ width, height, cameras }) => {
 window.ready = true;
 </script>`;
 
+/** Where a hand holds the phone: distance from the aim point (m), elevation (°), aim height (m). */
+export interface HandheldPath {
+  distance: [number, number];
+  elevationDeg: [number, number];
+  aimY: number;
+}
+
+/** Close round a small product: it fills the frame. */
+export const CLOSE_PATH: HandheldPath = { distance: [0.2, 0.26], elevationDeg: [18, 35], aimY: 0.05 };
+
 /** A walk round the product: `count` photos with seeded jitter in distance, height, aim, roll and step. */
-export function handheldCameras(count: number, seed = 3) {
+export function handheldCameras(count: number, seed = 3, path: HandheldPath = CLOSE_PATH) {
   let s = seed;
   const rnd = () => ((s = (s * 48271) % 2147483647) / 2147483647);
   return Array.from({ length: count }, (_, i) => {
     const azimuth = ((i + (rnd() - 0.5) * 0.3) / count) * 2 * Math.PI;
-    const elevation = ((18 + rnd() * 17) * Math.PI) / 180;
-    const distance = 0.2 + rnd() * 0.06;
+    const [e0, e1] = path.elevationDeg;
+    const elevation = ((e0 + rnd() * (e1 - e0)) * Math.PI) / 180;
+    const distance = path.distance[0] + rnd() * (path.distance[1] - path.distance[0]);
     return {
       x: distance * Math.cos(elevation) * Math.sin(azimuth),
-      y: 0.06 + distance * Math.sin(elevation),
+      y: path.aimY + 0.01 + distance * Math.sin(elevation),
       z: distance * Math.cos(elevation) * Math.cos(azimuth),
       tx: (rnd() - 0.5) * 0.02,
-      ty: 0.05 + (rnd() - 0.5) * 0.02,
+      ty: path.aimY + (rnd() - 0.5) * 0.02,
       tz: (rnd() - 0.5) * 0.02,
       rollDeg: (rnd() - 0.5) * 16,
       fovDeg: 45,
@@ -117,7 +162,26 @@ export function handheldCameras(count: number, seed = 3) {
   });
 }
 
-export async function renderSyntheticCapture(opts: { chromiumPath: string; count: number; width: number; height: number }): Promise<SyntheticCapture> {
+/** The capture mat under a plain vase instead of the textured product on its textured table. */
+export interface MatScene {
+  /** The page's black shapes, mm from the page's top-left. */
+  rects: readonly { x: number; y: number; w: number; h: number }[];
+  pageMm: { width: number; height: number };
+  /** Where the page's centre lies (x, z in metres): the world's origin is the board's centre. */
+  pageCentre: [number, number];
+  /** Where the vase stands (x, z in metres). */
+  productAt: [number, number];
+  pxPerMm: number;
+}
+
+export async function renderSyntheticCapture(opts: {
+  chromiumPath: string;
+  count: number;
+  width: number;
+  height: number;
+  mat?: MatScene;
+  path?: HandheldPath;
+}): Promise<SyntheticCapture> {
   const browser = await chromium.launch({ executablePath: opts.chromiumPath, args: [...CHROMIUM_ARGS] });
   try {
     const page = await browser.newPage();
@@ -135,12 +199,12 @@ export async function renderSyntheticCapture(opts: { chromiumPath: string; count
     await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true);
     const shots = await page.evaluate(
       (args) => (window as unknown as { shoot: (a: unknown) => Promise<{ image: string; mask: string }[]> }).shoot(args),
-      { width: opts.width, height: opts.height, cameras: handheldCameras(opts.count) },
+      { width: opts.width, height: opts.height, cameras: handheldCameras(opts.count, 3, opts.path), mat: opts.mat },
     );
     const decode = (url: string) => Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
     return {
       shots: shots.map((s) => ({ image: decode(s.image), mask: decode(s.mask) })),
-      size: { width: 0.08, height: 0.12, depth: 0.05 },
+      size: opts.mat ? { width: 0.076, height: 0.14, depth: 0.076 } : { width: 0.08, height: 0.12, depth: 0.05 },
     };
   } finally {
     await browser.close();
