@@ -33,6 +33,20 @@ function relativeError(actual: number, expected: number): number {
   return Math.abs(actual / expected - 1);
 }
 
+/** Logs the size against the truth and expects every side within 5%. */
+function expectSize(label: string, result: GenerateResult, truth: { width: number; height: number; depth: number }) {
+  const sides = (['width', 'height', 'depth'] as const).map((side) => ({ side, value: result.dimensions[side], error: relativeError(result.dimensions[side], truth[side]) }));
+  console.info(`${label}: ${sides.map((s) => `${s.side} ${s.value.toFixed(4)} (${(s.error * 100).toFixed(3)}%)`).join(', ')}, ${result.triangles} triangles`);
+  for (const s of sides) expect(s.error, s.side).toBeLessThan(0.05);
+}
+
+/** A turntable hull is checked like any carved model: it agrees with its photos and is one piece. */
+function expectChecked(result: GenerateResult, viewsUsed: number) {
+  expect(result.quality).toMatchObject({ method: 'turntable_hull', pose_source: 'assumed', views_used: viewsUsed });
+  expect(result.quality!.silhouette_iou!.median).toBeGreaterThanOrEqual(0.85);
+  expect(result.quality!.largest_piece).toBeGreaterThanOrEqual(0.95);
+}
+
 describe('built-in generator: visual hull', () => {
   const generator = createBuiltinGenerator();
   let boxViews: GeneratorView[];
@@ -48,14 +62,9 @@ describe('built-in generator: visual hull', () => {
       steps.push(percent);
     });
     expect(result.method).toBe('visual_hull');
-    const { width, height, depth } = result.dimensions;
-    console.info(
-      `box: width ${width.toFixed(4)} (${(relativeError(width, 0.4) * 100).toFixed(3)}%), height ${height.toFixed(4)} (${(relativeError(height, 0.3) * 100).toFixed(3)}%), ` +
-        `depth ${depth.toFixed(4)} (${(relativeError(depth, 0.2) * 100).toFixed(3)}%), ${result.triangles} triangles`,
-    );
-    expect(relativeError(width, 0.4)).toBeLessThan(0.05);
-    expect(relativeError(height, 0.3)).toBeLessThan(0.05);
-    expect(relativeError(depth, 0.2)).toBeLessThan(0.05);
+    expectSize('box', result, { width: 0.4, height: 0.3, depth: 0.2 });
+    expectChecked(result, 8);
+    const { width } = result.dimensions;
     expect(result.triangles).toBeLessThanOrEqual(20_000);
     expect(result.triangles).toBeGreaterThan(12);
 
@@ -78,14 +87,8 @@ describe('built-in generator: visual hull', () => {
 
   it('carves a cylinder to within 5% of its diameter and height', async () => {
     const result = await generator.generate(cylinderViews, { heightMetres: 0.3 });
-    const { width, height, depth } = result.dimensions;
-    console.info(
-      `cylinder: width ${width.toFixed(4)} (${(relativeError(width, 0.2) * 100).toFixed(3)}%), height ${height.toFixed(4)} (${(relativeError(height, 0.3) * 100).toFixed(3)}%), ` +
-        `depth ${depth.toFixed(4)} (${(relativeError(depth, 0.2) * 100).toFixed(3)}%), ${result.triangles} triangles`,
-    );
-    expect(relativeError(width, 0.2)).toBeLessThan(0.05);
-    expect(relativeError(height, 0.3)).toBeLessThan(0.05);
-    expect(relativeError(depth, 0.2)).toBeLessThan(0.05);
+    expectSize('cylinder', result, { width: 0.2, height: 0.3, depth: 0.2 });
+    expectChecked(result, 8);
     expect(result.triangles).toBeLessThanOrEqual(20_000);
     const glb = await inspect(result);
     expect(glb.validation.errors).toBe(0);
@@ -122,11 +125,8 @@ describe('built-in generator: visual hull', () => {
   it('carves a box photographed from 20° above to within 5%', async () => {
     const views = await renderTurntable(BOX, { ...RENDER, elevationDeg: 20 });
     const result = await generator.generate(views, { heightMetres: 0.3, elevationDeg: 20 });
-    const { width, height, depth } = result.dimensions;
-    console.info(`box at 20°: width ${width.toFixed(4)}, height ${height.toFixed(4)}, depth ${depth.toFixed(4)}`);
-    expect(relativeError(width, 0.4)).toBeLessThan(0.05);
-    expect(relativeError(height, 0.3)).toBeLessThan(0.05);
-    expect(relativeError(depth, 0.2)).toBeLessThan(0.05);
+    expectSize('box at 20°', result, { width: 0.4, height: 0.3, depth: 0.2 });
+    expectChecked(result, 8);
     expect((await inspect(result)).validation.errors).toBe(0);
   });
 
@@ -136,6 +136,16 @@ describe('built-in generator: visual hull', () => {
     const result = await generator.generate(views, { heightMetres: 0.3 });
     expect(result.method).toBe('visual_hull');
     expect(relativeError(result.dimensions.width, 0.4)).toBeLessThan(0.05);
+  });
+
+  it('refuses a turntable model that disagrees with its photos (views out of order)', async () => {
+    // Every other photo moved to the back half: each view is carved at an angle it was not taken from.
+    const shuffled = [0, 2, 4, 6, 1, 3, 5, 7].map((i) => boxViews[i]);
+    const run = generator.generate(shuffled, { heightMetres: 0.3 });
+    await expect(run).rejects.toMatchObject({ reason: 'inconsistent_views' });
+    const error = (await run.catch((e: unknown) => e)) as MediaError;
+    console.info('shuffled turntable', error.message);
+    expect(error.details).toMatchObject({ quality: { method: 'turntable_hull', views_used: 8 } });
   });
 
   it('stops when the signal is aborted', async () => {
@@ -154,6 +164,16 @@ describe('built-in generator: relief card and failures', () => {
     const poster = await renderFlat({ width: 800, height: 1100 }, { width: 600, height: 900 });
     const result = await generator.generate([poster], { heightMetres: 0.9 });
     expect(result.method).toBe('relief_card');
+    // One photo has no depth to check: the record says how it was made and that nothing was compared.
+    expect(result.quality).toEqual({
+      method: 'relief_card',
+      pose_source: 'assumed',
+      views_used: 1,
+      views_total: 1,
+      silhouette_iou: null,
+      largest_piece: null,
+      scale_source: 'given',
+    });
     const { width, height, depth } = result.dimensions;
     console.info(`poster card: ${width.toFixed(4)} × ${height.toFixed(4)} × ${depth.toFixed(4)} m, aspect error ${(relativeError(width / height, 600 / 900) * 100).toFixed(3)}%`);
     expect(relativeError(width / height, 600 / 900)).toBeLessThan(0.02);

@@ -1,32 +1,23 @@
-import { MediaError } from '../errors.js';
 import { setImmediate as nextTick } from 'node:timers/promises';
-import {
-  checkAborted,
-  DEFAULT_TALLEST_SIDE_METRES,
-  resolveHints,
-  type GenerateHints,
-  type GenerateResult,
-  type Generator,
-  type GeneratorView,
-  type ProgressFn,
-  type ResolvedHints,
-} from './generator.js';
-import { writePartsGlb } from './glb-writer.js';
-import { textureHull } from './hull-texture.js';
-import { marchingCubes } from './marching-cubes.js';
-import { simplifyToBudget } from './mesh-simplify.js';
+import { MediaError } from '../errors.js';
+import { MIN_MAT_VIEWS, recoverCamerasFromMat } from '../mat/mat-poses.js';
+import { recoverCamerasWithColmap } from '../poses/colmap-runner.js';
 import { refineElevatedScales } from './elevation-refine.js';
+import { checkAborted, resolveHints, type GenerateHints, type GenerateResult, type Generator, type GeneratorView, type ProgressFn, type ResolvedHints } from './generator.js';
+import { finishHull, type Dimensions } from './hull-model.js';
+import type { QualityPoseSource } from './model-quality.js';
+import { carvePosedHull, posedSamplers } from './posed-carve.js';
+import { generatePosedHull, POSED_RESOLUTION, type PosedOptions } from './posed-generator.js';
 import { directionSpreadDeg, prepareViews, type PreparedView } from './prepared-view.js';
 import { buildReliefCard } from './relief-card.js';
-import { calibrateTurntable, hullBounds } from './turntable-camera.js';
-import { carveVisualHull } from './visual-hull.js';
-import { recoverCamerasWithColmap } from '../poses/colmap-runner.js';
-import { MIN_MAT_VIEWS, recoverCamerasFromMat } from '../mat/mat-poses.js';
-import { generatePosedHull } from './posed-generator.js';
+import { calibrateTurntable, hullBounds, turntablePosedCameras } from './turntable-camera.js';
 
-// The built-in generator needs no GPU and no service: silhouette carving (visual hull)
-// for turntable photo sets, and a relief card when there are too few angles to carve.
-// docs/generation.md describes the assumptions and their limits.
+// The built-in generator needs no GPU and no service. With recovered cameras (the capture mat or COLMAP)
+// it carves with them (posed-generator.ts); on a turntable the turntable assumption gives the cameras; both
+// then share the surface, the check against the photos, the texture and the placement (hull-model.ts).
+// With too few angles to carve, a relief card. docs/generation.md describes the assumptions and their limits.
+
+type Progress = (percent: number, step: string) => Promise<void>;
 
 /** Fewer usable views than this cannot bound depth: they make a relief card. */
 const MIN_HULL_VIEWS = 3;
@@ -48,39 +39,37 @@ export function createBuiltinGenerator(): Generator {
         throw new MediaError('no_usable_views', 'None of the views shows the product: every mask is empty or unreadable');
       }
       checkAborted(signal);
-      if (hints.capture === 'auto' || hints.capture === 'walkaround') return generateFromRecoveredCameras(views, usable, hints, resolved, progress, signal);
-      const result = await generateTurntable(usable, resolved, progress);
-      return {
-        ...result,
-        quality: {
-          method: result.method === 'relief_card' ? 'relief_card' : 'turntable_hull',
-          // Per-view angles are the caller's slots (equal steps); only angles the shop stated count as given.
-          pose_source: resolved.azimuthsDeg ? 'given' : 'assumed',
-          views_used: usable.length,
-          views_total: views.length,
-          // Orthographic turntable views are not checked against the photos; only posed models are.
-          silhouette_iou: null,
-          largest_piece: null,
-          scale_source: resolved.heightMetres ? 'given' : 'assumed',
-        },
-      };
+      const dimensions = hints.dimensions ?? (resolved.heightMetres ? { height: resolved.heightMetres } : null);
+      if (hints.capture === 'auto' || hints.capture === 'walkaround') {
+        const options = { triangleBudget: resolved.triangleBudget, textureSize: resolved.textureSize, dimensions };
+        return generateFromRecoveredCameras(views, usable, hints, options, progress, signal);
+      }
+      // Per-view angles are the caller's slots (equal steps); only angles the shop stated count as given.
+      const poseSource: QualityPoseSource = resolved.azimuthsDeg ? 'given' : 'assumed';
+      if (usable.length < MIN_HULL_VIEWS || directionSpreadDeg(usable) < MIN_DIRECTION_SPREAD_DEG) {
+        await progress(30, 'building_card');
+        const back = backView(usable);
+        const card = await buildReliefCard(usable[0], back, resolved);
+        await progress(100, 'done');
+        return {
+          ...card,
+          // A card is its photo on a slab: there is no depth to check against the other views.
+          quality: {
+            method: 'relief_card',
+            pose_source: poseSource,
+            views_used: back ? 2 : 1,
+            views_total: views.length,
+            silhouette_iou: null,
+            largest_piece: null,
+            scale_source: resolved.heightMetres ? 'given' : 'assumed',
+          },
+        };
+      }
+      const { heldOutIous: _, ...model } = await generateTurntableHull(usable, views.length, resolved, dimensions, poseSource, progress);
+      await progress(100, 'done');
+      return model;
     },
   };
-}
-
-/** The turntable assumption: equal steps (or the given angles) at one elevation; a relief card when too few. */
-async function generateTurntable(
-  usable: PreparedView[],
-  resolved: ResolvedHints,
-  progress: (percent: number, step: string) => Promise<void>,
-): Promise<GenerateResult> {
-  if (usable.length < MIN_HULL_VIEWS || directionSpreadDeg(usable) < MIN_DIRECTION_SPREAD_DEG) {
-    await progress(30, 'building_card');
-    const card = await buildReliefCard(usable[0], backView(usable), resolved);
-    await progress(100, 'done');
-    return card;
-  }
-  return generateHull(usable, resolved, progress);
 }
 
 /**
@@ -92,8 +81,8 @@ async function generateFromRecoveredCameras(
   views: GeneratorView[],
   usable: PreparedView[],
   hints: GenerateHints,
-  resolved: ResolvedHints,
-  progress: (percent: number, step: string) => Promise<void>,
+  options: PosedOptions,
+  progress: Progress,
   signal: AbortSignal | undefined,
 ): Promise<GenerateResult> {
   await progress(2, 'finding_cameras');
@@ -112,10 +101,7 @@ async function generateFromRecoveredCameras(
       onStep: (step) => progress(stepShare[step], 'finding_cameras'),
     },
   );
-  const dimensions = hints.dimensions ?? (resolved.heightMetres ? { height: resolved.heightMetres } : null);
-  return generatePosedHull(usable, recovery, { triangleBudget: resolved.triangleBudget, textureSize: resolved.textureSize, dimensions }, (percent, step) =>
-    progress(30 + percent * 0.7, step),
-  );
+  return generatePosedHull(usable, recovery, options, (percent, step) => progress(30 + percent * 0.7, step));
 }
 
 /** The view that looks at the first one's back (within 45° of opposite), if any. */
@@ -132,76 +118,59 @@ function backView(views: readonly PreparedView[]): PreparedView | null {
   return best;
 }
 
-async function generateHull(
+/**
+ * The turntable assumption (equal steps, or the given angles, at one elevation) gives each photo an
+ * orthographic camera, calibrated against the product's height; then the same carving and checks as
+ * recovered cameras, so a turntable model that disagrees with its own photos is refused too.
+ */
+async function generateTurntableHull(
   views: PreparedView[],
+  viewsTotal: number,
   hints: ResolvedHints,
-  progress: (percent: number, step: string) => Promise<void>,
-): Promise<GenerateResult> {
+  dimensions: Dimensions | null,
+  poseSource: QualityPoseSource,
+  progress: Progress,
+) {
   // Carved at the real height when known; otherwise at 1 m and scaled at the end.
   const carveHeight = hints.heightMetres ?? 1;
   // The calibration stands the product on y = 0 with its top at carveHeight.
   const clipY: [number, number] = [0, carveHeight];
   let cams = calibrateTurntable(views, carveHeight);
   if (views.some((v) => v.elevationDeg !== 0)) {
-    await progress(5, 'calibrating');
-    cams = await refineElevatedScales(views, cams, clipY, () => progress(5, 'calibrating'));
+    await progress(5, 'carving');
+    cams = await refineElevatedScales(views, cams, clipY, () => progress(5, 'carving'));
   }
+  const details = { views_total: viewsTotal, views_usable: views.length };
   const bounds = hullBounds(views, cams, clipY);
-  if (!bounds) throw new MediaError('inconsistent_views', 'The views do not bound the product from enough directions');
+  if (!bounds) throw new MediaError('inconsistent_views', 'The views do not bound the product from enough directions', details);
 
   await progress(10, 'carving');
-  const grid = await carveVisualHull(views, cams, bounds, {
-    clipY,
+  const posed = turntablePosedCameras(views, cams);
+  const grid = await carvePosedHull(posedSamplers(views, posed), bounds, {
+    resolution: POSED_RESOLUTION,
+    floorY: clipY[0],
+    ceilingY: clipY[1],
     // Yielding between slabs keeps a server sharing this thread responsive.
     onSlab: async (done, total) => {
       if (done % 8 === 0) {
         await nextTick();
-        await progress(10 + Math.round((40 * done) / total), 'carving');
+        await progress(10 + Math.round((45 * done) / total), 'carving');
       }
     },
   });
-  await progress(50, 'extracting_surface');
-  const surface = marchingCubes(grid);
-  if (surface.indices.length === 0) {
-    throw new MediaError('inconsistent_views', 'The silhouettes leave nothing in common; check the view angles');
-  }
-  await progress(60, 'simplifying');
-  const mesh = await simplifyToBudget(surface, hints.triangleBudget);
-  if (mesh.indices.length === 0) throw new MediaError('inconsistent_views', 'The carved shape vanished when simplified');
-
-  await progress(70, 'texturing');
-  // UVs come from projecting the carve-space positions, so texture before rescaling.
-  const textured = await textureHull(mesh, views, cams, hints.textureSize);
-  await progress(90, 'writing_model');
-  const dimensions = placeOnFloor(textured.mesh.positions, hints);
-  const glb = await writePartsGlb('Product', [
+  return finishHull(
     {
-      name: 'Product',
-      ...textured.mesh,
-      material: { name: 'Product', texture: { image: textured.texture, mimeType: 'image/jpeg' } },
+      grid,
+      views,
+      cams: posed,
+      triangleBudget: hints.triangleBudget,
+      textureSize: hints.textureSize,
+      dimensions,
+      // The first photo is the front: the model keeps facing it.
+      alignFootprint: false,
+      origin: { method: 'turntable_hull', pose_source: poseSource, views_total: viewsTotal },
+      details,
     },
-  ]);
-  await progress(100, 'done');
-  return { glb, dimensions, triangles: textured.mesh.indices.length / 3, method: 'visual_hull' };
-}
-
-/**
- * Scales in place to the real height (or the default tallest side), centres the
- * footprint on the origin and stands the base on y = 0; returns the final size.
- */
-function placeOnFloor(positions: Float32Array, hints: ResolvedHints): GenerateResult['dimensions'] {
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < positions.length; i++) {
-    const a = i % 3;
-    if (positions[i] < min[a]) min[a] = positions[i];
-    if (positions[i] > max[a]) max[a] = positions[i];
-  }
-  const size = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
-  // Marching cubes lands within a fraction of a voxel of the silhouettes' height;
-  // the final scale makes the stated height exact.
-  const scale = hints.heightMetres ? hints.heightMetres / size[1] : DEFAULT_TALLEST_SIDE_METRES / Math.max(...size);
-  const shift = [(min[0] + max[0]) / 2, min[1], (min[2] + max[2]) / 2];
-  for (let i = 0; i < positions.length; i++) positions[i] = (positions[i] - shift[i % 3]) * scale;
-  return { width: size[0] * scale, height: size[1] * scale, depth: size[2] * scale };
+    progress,
+  );
 }

@@ -1,7 +1,7 @@
 import { marchingCubes } from './marching-cubes.js';
+import { carvePosedHull, posedSamplers } from './posed-carve.js';
 import type { PreparedView } from './prepared-view.js';
-import { hullBounds, type ViewCamera } from './turntable-camera.js';
-import { carveVisualHull } from './visual-hull.js';
+import { hullBounds, turntablePosedCameras, type ViewCamera } from './turntable-camera.js';
 
 // Views from above see the product's top as well as its height, so how many metres a
 // pixel spans depends on the shape. calibrateTurntable starts from the prism model
@@ -27,7 +27,8 @@ export async function refineElevatedScales(
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const bounds = hullBounds(views, current, clipY);
     if (!bounds) break;
-    const grid = await carveVisualHull(views, current, bounds, { resolution: RESOLUTION, clipY });
+    const samplers = posedSamplers(views, turntablePosedCameras(views, current));
+    const grid = await carvePosedHull(samplers, bounds, { resolution: RESOLUTION, floorY: clipY[0], ceilingY: clipY[1] });
     const { positions } = marchingCubes(grid);
     if (positions.length === 0) break;
     let moved = false;

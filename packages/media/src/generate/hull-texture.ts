@@ -1,10 +1,11 @@
 import sharp from 'sharp';
+import { cameraCentre, projectPoint, type PosedCamera } from '../poses/camera.js';
+import { normalize } from '../poses/linear-algebra.js';
 import type { TriangleMesh } from './marching-cubes.js';
 import type { PreparedView } from './prepared-view.js';
 import { DECODE_CONCURRENCY, mapLimit } from '../util/map-limit.js';
 import { bleedColours } from './texture-bleed.js';
 import { triangleNormal } from './triangle-normal.js';
-import { projectToImage, type ViewCamera } from './turntable-camera.js';
 
 // Texturing by projection: every triangle takes its colour from the view that faces it
 // most squarely (largest normal · direction to camera), and its UVs are simply its
@@ -13,12 +14,8 @@ import { projectToImage, type ViewCamera } from './turntable-camera.js';
 // than a resampled unwrap. Vertices on the border between two views' triangles are
 // split, which also gives crisp normals where the views meet (usually real edges).
 
-export interface TexturedMesh {
-  positions: Float32Array;
-  normals: Float32Array;
-  uvs: Float32Array;
-  indices: Uint32Array;
-}
+/** The mesh with a normal and a texture coordinate per vertex. */
+export type TexturedMesh = TriangleMesh & { normals: Float32Array; uvs: Float32Array };
 
 /** Texels left empty around each tile so filtering never reaches the neighbour. */
 const GUTTER = 2;
@@ -41,20 +38,18 @@ interface Tile {
   height: number;
 }
 
-/** What texturing needs of a camera: where it looks from, and where a point lands in its photo. */
-export type TextureCamera = Pick<ViewCamera, 'toCamera'>;
-
-export async function textureHull<C extends TextureCamera = ViewCamera>(
+/** `cams[k]` is the camera of `views[k]`, in the mesh's frame (the product near the origin). */
+export async function textureHull(
   mesh: TriangleMesh,
   views: readonly PreparedView[],
-  cams: readonly C[],
+  cams: readonly PosedCamera[],
   textureSize: number,
-  // Turntable cameras by default; posed cameras bring their perspective projection.
-  project: (cam: C, x: number, y: number, z: number) => [number, number] = projectToImage as unknown as (cam: C, x: number, y: number, z: number) => [number, number],
 ): Promise<{ mesh: TexturedMesh; texture: Buffer }> {
   const { positions, indices } = mesh;
   const triangleCount = indices.length / 3;
   const viewCount = cams.length;
+  // Direction from the product towards each camera.
+  const toCamera = cams.map((cam) => normalize(cameraCentre(cam)));
 
   const faceNormals = new Float64Array(triangleCount * 3);
   const chart = new Int32Array(triangleCount);
@@ -71,7 +66,7 @@ export async function textureHull<C extends TextureCamera = ViewCamera>(
     let best = 0;
     let bestScore = -Infinity;
     for (let k = 0; k < viewCount; k++) {
-      const d = cams[k].toCamera;
+      const d = toCamera[k];
       const score = nx * d[0] + ny * d[1] + nz * d[2] + (RADIAL_PULL * (rx * d[0] + rz * d[2])) / radial;
       if (score > bestScore) {
         bestScore = score;
@@ -98,7 +93,7 @@ export async function textureHull<C extends TextureCamera = ViewCamera>(
   const vertexCount = source.length;
   const outPositions = new Float32Array(vertexCount * 3);
   for (let v = 0; v < vertexCount; v++) outPositions.set(positions.subarray(source[v] * 3, source[v] * 3 + 3), v * 3);
-  const normals = vertexNormals(outIndices, faceNormals, vertexCount, (v) => cams[sourceChart[v]].toCamera);
+  const normals = vertexNormals(outIndices, faceNormals, vertexCount, (v) => toCamera[sourceChart[v]]);
 
   const used = [...new Set(sourceChart)].sort((a, b) => a - b);
   const tiles = layoutTiles(
@@ -109,7 +104,7 @@ export async function textureHull<C extends TextureCamera = ViewCamera>(
   const uvs = new Float32Array(vertexCount * 2);
   for (let v = 0; v < vertexCount; v++) {
     const tile = tileOf.get(sourceChart[v])!;
-    const [px, py] = project(cams[tile.view], outPositions[v * 3], outPositions[v * 3 + 1], outPositions[v * 3 + 2]);
+    const [px, py] = projectPoint(cams[tile.view], outPositions[v * 3], outPositions[v * 3 + 1], outPositions[v * 3 + 2]);
     const tx = tile.left + ((px - tile.crop.left) * tile.width) / tile.crop.width;
     const ty = tile.top + ((py - tile.crop.top) * tile.height) / tile.crop.height;
     // The hull lies inside every silhouette, so clamping only trims sub-voxel overshoot.

@@ -1,21 +1,30 @@
 import { projectPoint, type PosedCamera } from '../poses/camera.js';
 import type { ScalarGrid } from './marching-cubes.js';
 import { MASK_THRESHOLD, type PreparedView } from './prepared-view.js';
-import { closeBorder, gridLayout } from './visual-hull.js';
 import { buildSilhouetteField, sampleField, type SilhouetteField } from './silhouette-field.js';
 
-// The visual hull with real cameras: a grid sample is inside when every registered view sees it inside the
-// product's outline, through that view's own perspective projection. As with the turntable hull, the value
-// is a signed distance (the smallest over views, in model units), so marching cubes places the surface
-// between samples and sizes come out right to a fraction of a voxel.
+// The visual hull: a grid sample is inside when every view sees it inside the product's outline, through
+// that view's own camera. Recovered cameras are perspective; a turntable's are far-away pinholes standing in
+// for its orthographic views (turntable-camera.ts), so both carve here. The value is a signed distance (the
+// smallest over views, in model units), so marching cubes places the surface between samples and sizes come
+// out right to a fraction of a voxel.
 
 export interface PosedCarveOptions {
   /** Samples along the longest side of the box. */
   resolution: number;
-  /** Heights (model y) the product lies between; below the floor is never product. */
+  /** Heights (model y) the product lies between: below the floor is never product, nor above the ceiling. */
   floorY?: number;
+  ceilingY?: number;
   onSlab?: (done: number, total: number) => Promise<void> | void;
 }
+
+export interface Box3 {
+  min: [number, number, number];
+  max: [number, number, number];
+}
+
+/** Empty samples kept around the product so the surface closes inside the grid. */
+const MARGIN = 2;
 
 /** With at least this many views, one dissenting view does not carve. */
 const TOLERANT_VIEWS = 8;
@@ -35,9 +44,16 @@ interface PosedSampler {
   pixelsPerCell: number;
 }
 
+/** Fields depend only on the mask, so repeated carves of the same views reuse them. */
+const fieldCache = new WeakMap<PreparedView, SilhouetteField>();
+
 export function posedSamplers(views: readonly PreparedView[], cams: readonly PosedCamera[]): PosedSampler[] {
   return views.map((view, k) => {
-    const field = buildSilhouetteField(view);
+    let field = fieldCache.get(view);
+    if (!field) {
+      field = buildSilhouetteField(view);
+      fieldCache.set(view, field);
+    }
     const kx = view.maskScaleX / field.cell;
     const ky = view.maskScaleY / field.cell;
     return {
@@ -63,13 +79,14 @@ export function coneDistance(s: PosedSampler, x: number, y: number, z: number): 
 
 export async function carvePosedHull(
   samplers: readonly PosedSampler[],
-  box: { min: [number, number, number]; max: [number, number, number] },
+  box: Box3,
   opts: PosedCarveOptions,
 ): Promise<ScalarGrid> {
   const { nx, ny, nz, origin, step } = gridLayout(box, opts.resolution);
   const values = new Float32Array(nx * ny * nz);
   const farOutside = -2 * step;
   const floor = opts.floorY ?? -Infinity;
+  const ceiling = opts.ceilingY ?? Infinity;
   const tolerate = samplers.length >= TOLERANT_VIEWS;
   for (let z = 0; z < nz; z++) {
     const pz = origin[2] + z * step;
@@ -80,7 +97,8 @@ export async function carvePosedHull(
         const px = origin[0] + x * step;
         // The smallest distance, or with `tolerate` the second smallest: one view's faulty cut-out (a
         // shadow read as a hole) should not cut through what every other view sees.
-        let value = py - floor;
+        const clip = Math.min(py - floor, ceiling - py);
+        let value = clip;
         let spare = Infinity;
         for (let k = 0; k < samplers.length && (tolerate ? spare : value) > farOutside; k++) {
           const d = coneDistance(samplers[k], px, py, pz);
@@ -89,7 +107,7 @@ export async function carvePosedHull(
             value = d;
           } else if (d < spare) spare = d;
         }
-        values[row + x] = tolerate ? Math.min(spare, py - floor) : value;
+        values[row + x] = tolerate ? Math.min(spare, clip) : value;
       }
     }
     await opts.onSlab?.(z + 1, nz);
@@ -98,8 +116,30 @@ export async function carvePosedHull(
   return { values, nx, ny, nz, origin, step };
 }
 
+/** A grid over `box` with `resolution` samples along its longest side, plus an empty margin. */
+export function gridLayout(box: Box3, resolution: number): Omit<ScalarGrid, 'values'> {
+  const extent = [0, 1, 2].map((a) => box.max[a] - box.min[a]);
+  const step = Math.max(...extent) / (resolution - 1 - 2 * MARGIN);
+  const [nx, ny, nz] = extent.map((e) => Math.ceil(e / step) + 1 + 2 * MARGIN);
+  const origin = [0, 1, 2].map((a) => (box.min[a] + box.max[a]) / 2 - (([nx, ny, nz][a] - 1) * step) / 2) as [number, number, number];
+  return { nx, ny, nz, origin, step };
+}
+
+/** Forces the grid's outer shell outside, which guarantees a closed surface. */
+function closeBorder(values: Float32Array, nx: number, ny: number, nz: number, step: number): void {
+  for (let z = 0; z < nz; z++) {
+    for (let y = 0; y < ny; y++) {
+      const edgeRow = z === 0 || z === nz - 1 || y === 0 || y === ny - 1;
+      const row = (z * ny + y) * nx;
+      for (let x = 0; x < nx; x++) {
+        if (edgeRow || x === 0 || x === nx - 1) values[row + x] = Math.min(values[row + x], -step);
+      }
+    }
+  }
+}
+
 /** Box of the grid samples that are inside, or null when none is. */
-export function insideBox(grid: ScalarGrid): { min: [number, number, number]; max: [number, number, number] } | null {
+export function insideBox(grid: ScalarGrid): Box3 | null {
   const min = [Infinity, Infinity, Infinity];
   const max = [-Infinity, -Infinity, -Infinity];
   const { nx, ny, nz, values, origin, step } = grid;
@@ -117,7 +157,7 @@ export function insideBox(grid: ScalarGrid): { min: [number, number, number]; ma
     }
   }
   if (!Number.isFinite(min[0])) return null;
-  return { min: min as [number, number, number], max: max as [number, number, number] };
+  return { min: min as Box3['min'], max: max as Box3['max'] };
 }
 
 /**

@@ -2,6 +2,8 @@ import sharp, { type OutputInfo } from 'sharp';
 import type { GeneratorView, ResolvedHints } from './generator.js';
 import { DECODE_CONCURRENCY, mapLimit } from '../util/map-limit.js';
 
+/** Mask pixels at or above this count as product; the pipeline's masks have a soft rim. */
+export const MASK_THRESHOLD = 128;
 /** A photo with its decoded mask and the product's box, ready for carving and texturing. */
 export interface PreparedView {
   /** Position in the caller's list. */
@@ -25,13 +27,12 @@ export interface PreparedView {
   elevationDeg: number;
 }
 
-/** Mask pixels at or above this count as product; the pipeline's masks have a soft rim. */
-export const MASK_THRESHOLD = 128;
-/** Masks are decoded no larger than this: silhouettes need far less than texture does. */
-const MAX_MASK_SIDE = 1536;
-/** Fewer product pixels than this is a stray speck, not a view of the product. */
-const MIN_PRODUCT_PIXELS = 64;
-const MIN_BOX_SIDE = 8;
+/**
+ * Masks are decoded no longer than maxMaskSide (silhouettes need far less than texture does); fewer product
+ * pixels than minProductPixels is a stray speck, and a box narrower or shorter than minBoxSide (mask pixels)
+ * a sliver, not a view of the product.
+ */
+const LIMITS = { maxMaskSide: 1536, minProductPixels: 64, minBoxSide: 8 } as const;
 
 async function prepareOne(view: GeneratorView, index: number, azimuthDeg: number, elevationDeg: number): Promise<PreparedView | null> {
   let imageWidth: number;
@@ -42,7 +43,7 @@ async function prepareOne(view: GeneratorView, index: number, azimuthDeg: number
     imageWidth = meta.autoOrient?.width ?? meta.width ?? 0;
     imageHeight = meta.autoOrient?.height ?? meta.height ?? 0;
     if (!imageWidth || !imageHeight) return null;
-    const scale = Math.min(1, MAX_MASK_SIDE / Math.max(imageWidth, imageHeight));
+    const scale = Math.min(1, LIMITS.maxMaskSide / Math.max(imageWidth, imageHeight));
     // Always resized to the image's aspect: the contract says same size, and a mask
     // that is merely scaled still lines up with the photo.
     mask = await sharp(view.mask)
@@ -75,10 +76,10 @@ async function prepareOne(view: GeneratorView, index: number, azimuthDeg: number
       if (y > y1) y1 = y;
     }
   }
-  if (count < MIN_PRODUCT_PIXELS) return null;
+  if (count < LIMITS.minProductPixels) return null;
   const bw = x1 + 1 - x0;
   const bh = y1 + 1 - y0;
-  if (bw < MIN_BOX_SIDE || bh < MIN_BOX_SIDE) return null;
+  if (bw < LIMITS.minBoxSide || bh < LIMITS.minBoxSide) return null;
   const sx = mw / imageWidth;
   const sy = mh / imageHeight;
   return {

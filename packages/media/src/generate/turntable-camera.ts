@@ -1,6 +1,15 @@
+import type { PosedCamera } from '../poses/camera.js';
+import type { Box3 } from './posed-carve.js';
 import type { PreparedView } from './prepared-view.js';
 
 export type Vec3 = [number, number, number];
+
+/**
+ * A turntable view is carved, checked and textured like any posed photo: its orthographic camera becomes a
+ * pinhole this many times the photo's field of view away, with a focal length to match, which projects the
+ * product the same to within a part in ten thousand.
+ */
+const FAR_DISTANCE = 1e4;
 
 /**
  * An orthographic camera on a turntable orbit. Azimuth θ and elevation φ put the
@@ -121,24 +130,38 @@ function footprint(views: readonly PreparedView[], bases: readonly Basis[], scal
   return corners;
 }
 
-/** Image pixel coordinates of a world point. */
-export function projectToImage(cam: ViewCamera, x: number, y: number, z: number): [number, number] {
-  const r = cam.right;
-  const u = cam.up;
-  const s = cam.metresPerPixel;
-  return [cam.centreX + (r[0] * x + r[1] * y + r[2] * z) / s, cam.centreY - (u[0] * x + u[1] * y + u[2] * z - cam.upCentre) / s];
-}
-
-export interface Bounds3 {
-  min: Vec3;
-  max: Vec3;
+/**
+ * The turntable cameras as the pinhole cameras posed carving takes (OpenCV convention: x along `right`, y
+ * down, looking at the product): centred on the product's axis at upCentre, far along `toCamera`.
+ */
+export function turntablePosedCameras(views: readonly PreparedView[], cams: readonly ViewCamera[]): PosedCamera[] {
+  return cams.map((cam, k) => {
+    const view = views[k];
+    const distance = FAR_DISTANCE * Math.max(view.imageWidth, view.imageHeight) * cam.metresPerPixel;
+    const focal = distance / cam.metresPerPixel;
+    const rows = [cam.right, cam.up.map((v) => -v), cam.toCamera.map((v) => -v)];
+    return {
+      view: view.index,
+      width: view.imageWidth,
+      height: view.imageHeight,
+      fx: focal,
+      fy: focal,
+      cx: cam.centreX,
+      cy: cam.centreY,
+      k1: 0,
+      k2: 0,
+      rotation: rows.flat() as PosedCamera['rotation'],
+      // t = −R·C with the centre C = distance·toCamera + upCentre·up.
+      translation: [0, cam.upCentre, distance],
+    };
+  });
 }
 
 /**
  * Box that certainly holds everything the silhouettes allow, within the heights
  * `clipY` when given; null when they leave a direction open.
  */
-export function hullBounds(views: readonly PreparedView[], cams: readonly ViewCamera[], clipY?: [number, number]): Bounds3 | null {
+export function hullBounds(views: readonly PreparedView[], cams: readonly ViewCamera[], clipY?: [number, number]): Box3 | null {
   const polygon = footprint(views, cams, cams.map((c) => c.metresPerPixel));
   if (polygon.length === 0) return null;
   const xs = polygon.map(([x]) => x);
