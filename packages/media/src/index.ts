@@ -47,6 +47,7 @@ export {
   type ProcessModelOptions,
   type RescaleTarget,
 } from './gltf/model-pipeline.js';
+export { modelWarnings, UNUSUAL_SIZE, type ModelWarning } from './gltf/model-stats.js';
 
 // 3D generation.
 export type { Generator, GeneratorView, GenerateHints, GenerateResult, ProgressFn } from './generate/generator.js';
@@ -58,6 +59,10 @@ export {
   type ExternalGeneratorOptions,
   type ExternalResponse,
 } from './generate/external-generator.js';
+
+// The capture mat: the printable board, and cameras with real scale from photos that show it.
+export { captureMatPdf, MAT_CAPTION } from './mat/mat-pdf.js';
+export { recoverCamerasFromMat, MIN_MAT_VIEWS } from './mat/mat-poses.js';
 
 // Renders and finishing.
 export { renderTurntable, type RenderOptions } from './render/renders.js';

@@ -4,7 +4,7 @@ import { checkDeclaredCaps, checkTextureCaps, declaredImages, DEFAULT_MODEL_CAPS
 import { listExternalUris, parseContainer } from './model-container.js';
 import { normalizeDocument, readDocument, writeGlb } from './model-normalize.js';
 import { fetchExternalResources, type FetchBytes } from './model-resources.js';
-import { countTriangles, displayScene, measureDimensions } from './model-stats.js';
+import { countTriangles, displayScene, measureDimensions, modelWarnings, type ModelWarning } from './model-stats.js';
 import { UnrecognisedAsset, validateAsset, validateGlb } from './model-validate.js';
 import { writeUsdz } from '../usdz/usdz-writer.js';
 
@@ -28,6 +28,8 @@ export interface ProcessedModel {
   bytes: number;
   /** Validator result for the output GLB (errors is always 0 when returned). */
   validation: { errors: number; warnings: number };
+  /** What a reviewer should look at (a size that suggests wrong units); recomputed by every rescale. */
+  warnings: ModelWarning[];
 }
 
 export interface ProcessModelOptions {
@@ -116,7 +118,15 @@ async function finish(doc: Document, caps: ModelCaps = DEFAULT_MODEL_CAPS): Prom
     throw new Error(`Normalised GLB failed validation with ${check.errors} error(s): ${detail.join('; ')}`);
   }
   const { usdz } = await writeUsdz(doc, scene, caps.maxTriangles);
-  return { glb, usdz, dimensions, triangles, bytes: glb.byteLength, validation: { errors: check.errors, warnings: check.warnings } };
+  return {
+    glb,
+    usdz,
+    dimensions,
+    triangles,
+    bytes: glb.byteLength,
+    validation: { errors: check.errors, warnings: check.warnings },
+    warnings: modelWarnings(dimensions),
+  };
 }
 
 export type RescaleTarget = number | { width?: number; height?: number; depth?: number };

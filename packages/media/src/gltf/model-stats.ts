@@ -48,3 +48,37 @@ export function countTriangles(scene: Scene): number {
   });
   return total;
 }
+
+/** Something about a model that a catalogue manager should look at; never a reason to refuse it. */
+export interface ModelWarning {
+  code: 'unusual_size';
+  message: string;
+}
+
+/**
+ * A product whose largest side is outside these bounds almost always has the wrong units
+ * (millimetres or centimetres read as metres, or the reverse): a 30 cm parrot in millimetres
+ * is 300 m tall. Real products rarely pass them: a ring is about 2 cm, a car under 6 m.
+ */
+export const UNUSUAL_SIZE = { minMetres: 0.01, maxMetres: 10 } as const;
+
+function formatLength(metres: number): string {
+  if (metres >= 1) return `${Number(metres.toPrecision(3))} m`;
+  if (metres >= 0.01) return `${Number((metres * 100).toPrecision(3))} cm`;
+  return `${Number((metres * 1000).toPrecision(3))} mm`;
+}
+
+/** Warnings from a model's measured size; an empty list when nothing looks wrong. */
+export function modelWarnings(dimensions: ModelDimensions): ModelWarning[] {
+  const largest = Math.max(dimensions.width, dimensions.height, dimensions.depth);
+  const bound = largest > UNUSUAL_SIZE.maxMetres ? `larger than ${formatLength(UNUSUAL_SIZE.maxMetres)}` : largest < UNUSUAL_SIZE.minMetres ? `smaller than ${formatLength(UNUSUAL_SIZE.minMetres)}` : null;
+  if (!bound) return [];
+  return [
+    {
+      code: 'unusual_size',
+      message:
+        `The model is ${formatLength(largest)} across at its largest. Few products are ${bound}, so the file's units are probably not metres. ` +
+        'Rescale the model to the real size of the product, or leave it if this size is right.',
+    },
+  ];
+}

@@ -18,6 +18,8 @@ beforeAll(async () => {
   web = await startFixtureServer();
   web.set('/small.glb', await glbBytes(boxDocument({ meshSize: [0.4, 0.3, 0.2] }).doc), 'model/gltf-binary');
   web.set('/large.glb', await glbBytes(boxDocument({ meshSize: [1.2, 0.5, 0.25] }).doc), 'model/gltf-binary');
+  // A 30 cm parrot exported in centimetres and read as metres: 30 m tall.
+  web.set('/tower.glb', await glbBytes(boxDocument({ meshSize: [10, 30, 8] }).doc), 'model/gltf-binary');
   const broken = Buffer.from(await glbBytes(boxDocument({ meshSize: [1, 1, 1] }).doc));
   broken.writeUInt32LE(broken.length + 1000, 8); // the header claims more bytes than the file has
   web.set('/broken.glb', broken, 'model/gltf-binary');
@@ -95,5 +97,30 @@ describe('replacing a model by a new model_url', { timeout: 180_000 }, () => {
     expect(p.analysis_status).toBe('done');
     expect(p.error).toBeNull();
     expect(p.model.dimensions.width).toBeCloseTo(1.2, 3);
+  });
+});
+
+describe('model.warnings', { timeout: 180_000 }, () => {
+  it('an import 30 m tall is ready with an unusual_size warning; a rescale to a real size clears it', async () => {
+    const p = await importModel('/tower.glb');
+    expect(p.model_status).toBe('ready');
+    expect(p.model.warnings).toHaveLength(1);
+    expect(p.model.warnings[0].code).toBe('unusual_size');
+    expect(p.model.warnings[0].message).toMatch(/30 m .*Rescale/);
+
+    const rescaled = await t.app.inject({ method: 'POST', url: `/v1/products/${p.id}/model/rescale`, headers: headers(), payload: { dimensions: { height: 0.3 } } });
+    expect(rescaled.statusCode, rescaled.body).toBe(200);
+    expect(rescaled.json().model.warnings).toEqual([]);
+    expect((await get(p.id)).model.warnings).toEqual([]);
+
+    // Rescaled down to 3 mm, the warning comes back, saying so.
+    const tiny = await t.app.inject({ method: 'POST', url: `/v1/products/${p.id}/model/rescale`, headers: headers(), payload: { scale: 0.01 } });
+    expect(tiny.json().model.warnings.map((w: { code: string }) => w.code)).toEqual(['unusual_size']);
+    expect(tiny.json().model.warnings[0].message).toMatch(/3 mm/);
+  });
+
+  it('a model of a plausible size has none', async () => {
+    const p = await importModel('/small.glb');
+    expect(p.model.warnings).toEqual([]);
   });
 });

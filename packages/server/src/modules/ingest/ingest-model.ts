@@ -28,6 +28,8 @@ export function storedModel(keys: { glbKey: string; usdzKey: string }, model: Pr
     bytes: model.bytes,
     settings: previous?.settings ?? {},
     origin,
+    // Recomputed from each new version's size, so a rescale to a sensible size clears them.
+    warnings: model.warnings,
   };
 }
 

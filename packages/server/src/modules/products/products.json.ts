@@ -1,3 +1,4 @@
+import { modelWarnings } from '@plinth/media';
 import { isBrowserAssetKey } from '../../platform/storage/names.js';
 import type { BlobStore } from '../../platform/storage/types.js';
 import type { ImageRecord, ModelQualityRecord, ProductRecord } from './products.types.js';
@@ -81,6 +82,8 @@ export function productJson(p: ProductRecord, storage: BlobStore) {
           settings: m.settings,
           origin: m.origin,
           quality: m.quality ?? (m.origin === 'imported' ? IMPORTED_QUALITY : null),
+          // Models stored before warnings existed get them from their stored size.
+          warnings: m.warnings ?? (m.dimensions ? modelWarnings(m.dimensions) : []),
         }
       : null,
     analysis_status: p.analysis,

@@ -80,6 +80,16 @@ export const ModelQualitySchema = Type.Object(
   { title: 'ModelQuality', description: 'How the model was made and how well it agrees with its photos.' },
 );
 
+export const ModelWarningSchema = Type.Object(
+  {
+    code: Type.Union([Type.Literal('unusual_size')], {
+      description: 'unusual_size: the largest side is over 10 m or under 1 cm, which usually means the file is not in metres',
+    }),
+    message: Type.String({ description: 'What to check, in words for the person reviewing the product.' }),
+  },
+  { title: 'ModelWarning' },
+);
+
 export const ModelSchema = Type.Object(
   {
     url: Nullable(Str),
@@ -91,6 +101,9 @@ export const ModelSchema = Type.Object(
     settings: Type.Object({}, { additionalProperties: true }),
     origin: Type.Union([Type.Literal('imported'), Type.Literal('generated')]),
     quality: Nullable(ModelQualitySchema),
+    warnings: Type.Array(ModelWarningSchema, {
+      description: 'What a reviewer should look at; never a reason the model was refused. Recomputed when the model is rescaled or replaced.',
+    }),
   },
   { title: 'Model' },
 );
@@ -137,7 +150,10 @@ export const QuoteSchema = Type.Object(
     product_id: Nullable(Str),
     credits: Type.Integer(),
     balance_credits: Type.Integer(),
-    estimated_seconds: Type.Integer(),
+    estimated_seconds: Type.Integer({
+      description:
+        "Expected wall time in seconds: the steps' costs measured on this installation (per photo for cutting out and finding the cameras, per job for the other steps), averaged over recent jobs; a fixed prior until a few jobs have run.",
+    }),
     expires_at: Timestamp,
     resume_token: Type.String({ description: 'Commit with POST /v1/products {resume_token}. Single use.' }),
     input: Type.Object({}, { additionalProperties: true }),

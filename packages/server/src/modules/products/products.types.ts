@@ -28,6 +28,14 @@ export interface StoredModel {
   origin: 'imported' | 'generated';
   /** how it was made and how well it agrees with its photos; absent on models stored before it existed */
   quality?: ModelQualityRecord | null;
+  /** what a reviewer should look at, from the media engine's measurements; absent on models stored before it existed */
+  warnings?: ModelWarningRecord[];
+}
+
+/** model.warnings[] as served: `unusual_size` when the largest side suggests wrong units. */
+export interface ModelWarningRecord {
+  code: 'unusual_size';
+  message: string;
 }
 
 /** model.quality as served (snake_case, like the JSON). */
