@@ -33,6 +33,11 @@ status (default): prints the cut-out segmenter in use (PLINTH_SEGMENTER, PLINTH_
 install: installs the IS-Net model package @imgly/background-removal-data (AGPL-3.0, so never a dependency
 of Plinth) next to Plinth without changing package.json, then checks that the model loads and cuts out a
 test image.`,
+  'capture-mat': `Usage: plinth capture-mat [--out FILE]
+
+Writes the capture mat, a one-page A4 PDF (the same as GET /capture-mat.pdf), to FILE (default
+capture-mat.pdf; - writes it to stdout). Print it at 100 % (no scaling) and check the 50 mm ruler; stand a
+product with no texture of its own on it, and the photos give the model its cameras and its real size.`,
 };
 
 export const USAGE = `Usage: plinth <command> [options]
@@ -45,6 +50,7 @@ Commands:
   member                add a user to an organization
   credits               grant credits to an organization, or show its balance and ledger
   segmenter             show the cut-out segmenter, or install the IS-Net model (AGPL-3.0)
+  capture-mat           write the printable capture mat (PDF) to a file
 
 Options:
   --help, -h            show this help, or a command's: plinth <command> --help

@@ -219,6 +219,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
       process.stdout.write(COMMAND_HELP[command] + '\n');
       return;
     }
+    // The mat needs no configuration: it can be printed before anything is set up.
+    if (command === 'capture-mat') return await (await import('./modules/capture-mat/capture-mat.command.js')).captureMatCommand(rest);
     const config = loadConfig(env);
     switch (command) {
       case 'serve': {

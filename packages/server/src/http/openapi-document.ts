@@ -114,6 +114,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Export: 'Finished images as a ZIP, streamed or queued.',
   Sessions: 'Dashboard sign-in.',
   Dashboard: 'What the web dashboard reads with a session.',
+  Capture: 'The printable capture mat that gives generated models their cameras and real size.',
 };
 
 export function finishDocument(doc: Json): Json {
