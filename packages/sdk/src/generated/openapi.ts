@@ -497,6 +497,19 @@ export interface Operations {
     };
   };
   /**
+   * The printable capture mat
+   *
+   * A ChArUco board (5 × 7 squares of 36 mm, ArUco dictionary DICT_4X4_50) on one A4 page, with the caption "Plinth capture mat — print at 100% (no scaling); square = 36 mm" and a 50 mm check ruler. Print it at 100 % and stand the product on it: photos that show it at least three times give the generator its cameras and the real size (`model.quality.pose_source` and `scale_source` `mat`). Public, cacheable for a day; `If-None-Match` with the ETag answers 304.
+   */
+  "GET /capture-mat.pdf": {
+    path: never;
+    query: never;
+    body: never;
+    responses: {
+      200: Blob;
+    };
+  };
+  /**
    * The signed-in user and their organizations
    *
    * The signed-in user and their organizations.
