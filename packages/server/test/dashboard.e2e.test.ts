@@ -231,6 +231,26 @@ describe.skipIf(!ready)('the dashboard in Chromium', { timeout: 300_000 }, () =>
     await shoot('product-model');
   });
 
+  it('warns on a model whose size suggests wrong units, and a rescale to the real height clears it', async () => {
+    // A 25 cm side table exported in centimetres and read as metres: 25 m across.
+    const up = await t.app.inject({ method: 'POST', url: '/v1/uploads', headers: { ...bearer(t.org.secret_key), 'content-type': 'model/gltf-binary' }, payload: await boxGlb(25) });
+    const id = (await api('POST', '/v1/products', { model_path: up.json().path, title: 'Oversized stool' })).id;
+    await waitFor(async () => (await api('GET', `/v1/products/${id}`)).model_status === 'ready', 90_000, 'the oversized import');
+    await page.goto(`${base}/products/${id}`);
+    await page.getByRole('heading', { level: 1, name: 'Oversized stool' }).waitFor();
+    const note = page.getByRole('note', { name: 'Model warnings' });
+    await note.getByText('Check the size').waitFor();
+    expect(await note.textContent()).toMatch(/25 m across .*larger than 10 m.*not metres/);
+    await audit('product-model-warning');
+    await shoot('product-model-warning');
+    await note.getByRole('link', { name: 'Enter the real height' }).click();
+    await page.getByLabel('Real height (m)').fill('0.25');
+    await page.getByRole('button', { name: 'Rescale' }).click();
+    await page.getByRole('status').getByText('Rescaled.').waitFor();
+    await expect.poll(() => note.count()).toBe(0);
+    expect((await api('GET', `/v1/products/${id}`)).model.warnings).toEqual([]);
+  });
+
   it('shows on the usage page the view that the embed on a shop page reported', async () => {
     const project = (await api('GET', '/v1/projects')).data[0];
     await api('PATCH', `/v1/projects/${project.id}`, { allowed_domains: [...project.allowed_domains, shopOrigin] });

@@ -52,6 +52,12 @@ export interface ModelQuality {
   scale_source: string;
 }
 
+/** Something about the model a reviewer should check; the model is usable either way. */
+export interface ModelWarning {
+  code: 'unusual_size' | (string & {});
+  message: string;
+}
+
 export interface ProductModel {
   url: string | null;
   usdz_url: string | null;
@@ -62,6 +68,7 @@ export interface ProductModel {
   settings: Record<string, unknown>;
   origin: string;
   quality?: ModelQuality | null;
+  warnings?: ModelWarning[];
 }
 
 export interface Product {

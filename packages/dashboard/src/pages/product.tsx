@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router-dom';
 import { api, withQuery } from '../api/client';
 import { useSession } from '../api/session';
-import { IN_FLIGHT, type ImageSettings, type Product, type ProductImage, type Quote, type ReviewStatus } from '../api/types';
+import { IN_FLIGHT, type ImageSettings, type ModelWarning, type Product, type ProductImage, type Quote, type ReviewStatus } from '../api/types';
 import { CopyButton } from '../components/copy-button';
 import { useTitle } from '../components/use-title';
 import { ModelViewer } from '../components/model-viewer';
@@ -285,6 +285,28 @@ function FinishedPreview({ product, image, settings }: { product: Product; image
   );
 }
 
+/** What each warning asks the reviewer to do; the server's message says what it measured. */
+const WARNING_TITLES: Record<string, string> = { unusual_size: 'Check the size' };
+
+function ModelWarnings({ warnings }: { warnings: ModelWarning[] }) {
+  if (!warnings.length) return null;
+  return (
+    <div className="note model-warnings" role="note" aria-label="Model warnings">
+      {warnings.map((w) => (
+        <p key={w.code}>
+          <strong>{WARNING_TITLES[w.code] ?? 'Check the model'}.</strong> {w.message}
+          {w.code === 'unusual_size' && (
+            <>
+              {' '}
+              <a href="#rescale-height">Enter the real height</a> and press Rescale.
+            </>
+          )}
+        </p>
+      ))}
+    </div>
+  );
+}
+
 function ModelSection({ product: p }: { product: Product }) {
   const client = useQueryClient();
   const [height, setHeight] = useState('');
@@ -301,6 +323,7 @@ function ModelSection({ product: p }: { product: Product }) {
         <div className="model-layout">
           <ModelViewer src={p.model.url} poster={p.thumbnail_url} label={`3D model of ${p.title || p.id}`} />
           <div>
+            <ModelWarnings warnings={p.model.warnings ?? []} />
             <dl className="facts">
               {d && (
                 <>
@@ -359,7 +382,7 @@ function ModelSection({ product: p }: { product: Product }) {
             >
               <label className="field">
                 <span>Real height (m)</span>
-                <input type="number" min="0.001" max="1000" step="any" required value={height} onChange={(e) => setHeight(e.target.value)} />
+                <input id="rescale-height" type="number" min="0.001" max="1000" step="any" required value={height} onChange={(e) => setHeight(e.target.value)} />
               </label>
               <button type="submit" className="btn" disabled={rescale.isPending}>
                 Rescale
