@@ -3,7 +3,8 @@
 // exactly what production would hold (model keys, dimensions, events), not a guess at it.
 import { serveGlb } from './glb.mjs';
 
-async function api(plinth, method, path, body) {
+/** One API call with the secret key; JSON body in, `{ status, json, text }` out (json null when not JSON). */
+export async function api(plinth, method, path, body) {
   const res = await fetch(`${plinth.url}${path}`, {
     method,
     headers: {

@@ -100,7 +100,7 @@ async function checkGlb(file: string, bytes: number): Promise<CheckedUpload> {
   if (jsonLength === 0 || jsonLength % 4 !== 0 || 20 + jsonLength > bytes || jsonLength > MAX_GLB_JSON_BYTES) {
     throw refused('has a JSON chunk of impossible length');
   }
-  let json: { asset?: { version?: unknown }; buffers?: { uri?: unknown; byteLength?: unknown }[] };
+  let json: { asset?: { version?: unknown }; buffers?: { uri?: unknown; byteLength?: unknown; extensions?: { EXT_meshopt_compression?: { fallback?: unknown } } }[] };
   try {
     json = JSON.parse((await readAt(file, 20, jsonLength)).toString('utf8'));
   } catch {
@@ -120,6 +120,8 @@ async function checkGlb(file: string, bytes: number): Promise<CheckedUpload> {
   const buffers = Array.isArray(json.buffers) ? json.buffers : [];
   for (const [i, b] of buffers.entries()) {
     if (typeof b?.uri === 'string' && !b.uri.startsWith('data:')) throw refused(`buffers[${i}] points at another file; upload a self-contained GLB`);
+    // A meshopt fallback buffer (gltfpack, gltf-transform) declares the decoded size and holds no bytes at all.
+    if (b?.extensions?.EXT_meshopt_compression?.fallback === true && b.uri === undefined) continue;
     if (b?.uri === undefined && (typeof b?.byteLength !== 'number' || b.byteLength > binLength)) throw refused(`buffers[${i}] is larger than the BIN chunk`);
   }
   return { kind: 'model', contentType: 'model/gltf-binary', ext: 'glb' };
