@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import type { TestApp } from './app.js';
-import { processImage } from '@plinth/media';
+import { CUTOUT_EMPTY_SCENES, makeCutoutScene, processImage } from '@plinth/media';
 import { storeImageFiles, insertImageRows } from '../modules/ingest/ingest.store.js';
 import { loadProduct } from '../modules/products/products.repo.js';
 
@@ -25,4 +25,15 @@ export async function attachRealImages(t: TestApp, productId: string, count: num
   }
   await insertImageRows(t.deps.database.db, product, stored, product.images.length, new Date().toISOString());
   return stored.map((s) => s.id);
+}
+
+/** A photo of an empty backdrop, analysed by the real pipeline (classical segmenter): nothing to cut out, so its cut-out is `none`. */
+export async function attachEmptyPhoto(t: TestApp, productId: string): Promise<string> {
+  const scene = makeCutoutScene(CUTOUT_EMPTY_SCENES[0]);
+  const png = await sharp(scene.image.data, { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).png().toBuffer();
+  const processed = await processImage(png, { segmenter: { kind: 'classical' } });
+  const product = (await loadProduct(t.deps.database.db, productId))!;
+  const stored = await storeImageFiles(t.deps, product, processed, 'uploaded', null);
+  await insertImageRows(t.deps.database.db, product, [stored], product.images.length, new Date().toISOString());
+  return stored.id;
 }

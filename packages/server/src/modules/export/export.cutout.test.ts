@@ -2,14 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CUTOUT_EMPTY_SCENES, makeCutoutScene, processImage } from '@plinth/media';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
-import { attachRealImages } from '../../test/images.js';
+import { attachEmptyPhoto, attachRealImages } from '../../test/images.js';
 import { seedProduct } from '../../test/products.js';
-import { insertImageRows, storeImageFiles } from '../ingest/ingest.store.js';
-import { loadProduct } from '../products/products.repo.js';
 
 let t: TestApp;
 let work: string;
@@ -30,22 +26,11 @@ function manifestOf(zip: Buffer) {
   return JSON.parse(execFileSync('unzip', ['-p', file, 'manifest.json'], { encoding: 'utf8' }));
 }
 
-/** A photo of an empty backdrop, analysed by the real pipeline: nothing to cut out. */
-async function attachEmptyPhoto(productId: string): Promise<string> {
-  const scene = makeCutoutScene(CUTOUT_EMPTY_SCENES[0]);
-  const png = await sharp(scene.image.data, { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).png().toBuffer();
-  const processed = await processImage(png, { segmenter: { kind: 'classical' } });
-  const product = (await loadProduct(t.deps.database.db, productId))!;
-  const stored = await storeImageFiles(t.deps, product, processed, 'uploaded', null);
-  await insertImageRows(t.deps.database.db, product, [stored], product.images.length, new Date().toISOString());
-  return stored.id;
-}
-
 describe('cut-out status', () => {
   it('is on every image of the API, and a found-nothing photo is none', async () => {
     const id = await seedProduct(t, t.org.org_id);
     const [good] = await attachRealImages(t, id, 1);
-    const empty = await attachEmptyPhoto(id);
+    const empty = await attachEmptyPhoto(t, id);
     const res = await get(`/v1/products/${id}`);
     expect(res.statusCode).toBe(200);
     const images = res.json().images as { image_id: string; cutout: Record<string, unknown> }[];
@@ -58,7 +43,7 @@ describe('cut-out status', () => {
   it('exports skip a none image with reason no_cutout until a reviewer accepts it', async () => {
     const id = await seedProduct(t, t.org.org_id);
     const [good] = await attachRealImages(t, id, 1);
-    const empty = await attachEmptyPhoto(id);
+    const empty = await attachEmptyPhoto(t, id);
     const first = await get(`/v1/products/export?ids=${id}`);
     expect(first.statusCode, first.body.slice(0, 300)).toBe(200);
     const manifest = manifestOf(first.rawPayload);
