@@ -13,6 +13,8 @@ export type {
   Image,
   ImageSettings,
   Model,
+  ModelQuality,
+  ModelWarning,
   Product,
   Project,
   PublicProduct,

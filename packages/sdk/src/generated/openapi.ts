@@ -215,6 +215,8 @@ export interface Model {
   };
   origin: "imported" | "generated";
   quality: ModelQuality | null;
+  /** What a reviewer should look at; never a reason the model was refused. Recomputed when the model is rescaled or replaced. */
+  warnings: Array<ModelWarning>;
 }
 
 /** How the model was made and how well it agrees with its photos. */
@@ -229,6 +231,13 @@ export interface ModelQuality {
   } | null;
   largest_piece: number | null;
   scale_source: "given" | "mat" | "assumed" | "file";
+}
+
+export interface ModelWarning {
+  /** unusual_size: the largest side is over 10 m or under 1 cm, which usually means the file is not in metres */
+  code: "unusual_size";
+  /** What to check, in words for the person reviewing the product. */
+  message: string;
 }
 
 export interface Product {
@@ -304,6 +313,7 @@ export interface Quote {
   product_id: string | null;
   credits: number;
   balance_credits: number;
+  /** Expected wall time in seconds: the steps' costs measured on this installation (per photo for cutting out and finding the cameras, per job for the other steps), averaged over recent jobs; a fixed prior until a few jobs have run. */
   estimated_seconds: number;
   /** Format: date-time. */
   expires_at: string;
