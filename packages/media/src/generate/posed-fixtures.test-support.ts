@@ -23,8 +23,10 @@ export interface SyntheticCapture {
 const ORIGIN = 'http://plinth.fixture';
 const threeRoot = path.resolve(path.dirname(createRequire(import.meta.url).resolve('three')), '..');
 
-// The product: a 0.06 m-wide block with a 0.04 m cylinder on it, 0.12 m tall in all, asymmetric so views
-// differ; both painted with random blobs (features for matching), the table with different blobs.
+// The product: an oval column (0.07 × 0.06 m, 0.08 m tall) under an oval spire, 0.12 m tall in all, painted
+// with random blobs (features for matching), the table with different blobs. It is convex with walls steeper
+// than any camera looks down, so its visual hull from 20 or more photos is the product itself to about 2 %: what
+// the size checks measure is the carving, not the hull's inherent guesses (a box's corners, a flat top's roof).
 const PAGE = String.raw`<!doctype html><script type="importmap">{"imports":{"three":"/three/build/three.module.js"}}</script>
 <script type="module">
 import * as THREE from 'three';
@@ -92,15 +94,16 @@ window.shoot = async ({ width, height, cameras, mat }) => {
     page.position.set(mat.pageCentre[0], 0, mat.pageCentre[1]);
     table.add(floor, page);
   } else {
-    const blockPaint = [paint(), paint(), paint(), paint(), paint(), paint()];
-    const drumPaint = new THREE.MeshStandardMaterial({ map: blobs(1024, 1200, false), roughness: 0.8 });
-    const block = new THREE.Mesh(new THREE.BoxGeometry(0.08, 0.06, 0.05), blockPaint);
-    block.position.set(0, 0.03, 0);
-    const drum = new THREE.Mesh(new THREE.CylinderGeometry(0.02, 0.02, 0.06, 48), drumPaint);
-    drum.position.set(0.015, 0.09, 0);
-    painted.push([block, blockPaint], [drum, drumPaint]);
+    const columnPaint = new THREE.MeshStandardMaterial({ map: blobs(1024, 1200, false), roughness: 0.8 });
+    const spirePaint = paint();
+    const column = new THREE.Mesh(new THREE.CylinderGeometry(1, 1, 0.08, 96), columnPaint);
+    column.position.set(0, 0.04, 0);
+    const spire = new THREE.Mesh(new THREE.CylinderGeometry(0, 1, 0.04, 96), spirePaint);
+    spire.position.set(0, 0.1, 0);
+    painted.push([column, columnPaint], [spire, spirePaint]);
     const product = new THREE.Group();
-    product.add(block, drum);
+    product.add(column, spire);
+    for (const part of product.children) part.scale.set(0.035, 1, 0.03);
     scene.add(product);
     const blobbed = new THREE.Mesh(new THREE.PlaneGeometry(1.2, 1.2), new THREE.MeshStandardMaterial({ map: blobs(2048, 5000, true), roughness: 0.9 }));
     blobbed.rotation.x = -Math.PI / 2;
@@ -204,7 +207,7 @@ export async function renderSyntheticCapture(opts: {
     const decode = (url: string) => Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
     return {
       shots: shots.map((s) => ({ image: decode(s.image), mask: decode(s.mask) })),
-      size: opts.mat ? { width: 0.076, height: 0.14, depth: 0.076 } : { width: 0.08, height: 0.12, depth: 0.05 },
+      size: opts.mat ? { width: 0.076, height: 0.14, depth: 0.076 } : { width: 0.07, height: 0.12, depth: 0.06 },
     };
   } finally {
     await browser.close();

@@ -139,6 +139,10 @@ export function directionToCameraFrame(frame: ModelFrame, v: readonly number[]):
   ]);
 }
 
+/** A table needs this many matched points round the product's foot, and this share of them on its plane. */
+const MIN_FLOOR_POINTS = 30;
+const MIN_FLOOR_SHARE = 0.3;
+
 export interface Floor {
   /** Unit normal in the model frame, pointing up. */
   normal: Vec3;
@@ -148,28 +152,31 @@ export interface Floor {
 
 /**
  * The table the product stands on, from the sparse points: the level plane (within 25° of the current up)
- * below the product that most points round its foot lie on. Sampled consensus: a few hundred random triples,
- * the plane with most points within a hair of it wins. Null when no such plane stands out (a plain backdrop,
- * a cloth with no texture), and then the cameras' up is kept.
+ * below the product that most points round its foot lie on. Sampled consensus: a few hundred random triples
+ * of those points, the plane with most of them within a hair of it wins, if it holds a good share of them.
+ * Null when no such plane stands out (a plain backdrop, a cloth with no texture), and then the cameras' up is
+ * kept.
  */
 export function findFloor(points: Float32Array, inside: { min: number[]; max: number[] }): Floor | null {
-  const n = points.length / 3;
-  if (n < 30) return null;
   const cx = (inside.min[0] + inside.max[0]) / 2;
   const cz = (inside.min[2] + inside.max[2]) / 2;
   const reach = Math.hypot(inside.max[0] - inside.min[0], inside.max[2] - inside.min[2]) / 2;
   const height = inside.max[1] - inside.min[1];
   const tolerance = height / 100;
+  // Only points round the product's foot can be the table; the product's own points never vote.
+  const around: Vec3[] = [];
+  for (let i = 0; i < points.length; i += 3) {
+    if (Math.hypot(points[i] - cx, points[i + 2] - cz) > reach) around.push([points[i], points[i + 1], points[i + 2]]);
+  }
+  const n = around.length;
+  if (n < MIN_FLOOR_POINTS) return null;
   let seed = 12345;
   const rnd = () => (seed = (seed * 16807) % 2147483647) % n;
   let best: Floor | null = null;
   let bestCount = 0;
   for (let trial = 0; trial < 400; trial++) {
-    const [a, b, c] = [rnd(), rnd(), rnd()];
-    const pa = [points[a * 3], points[a * 3 + 1], points[a * 3 + 2]];
-    const u = [points[b * 3] - pa[0], points[b * 3 + 1] - pa[1], points[b * 3 + 2] - pa[2]];
-    const v = [points[c * 3] - pa[0], points[c * 3 + 1] - pa[1], points[c * 3 + 2] - pa[2]];
-    let normal = normalize(cross(u, v));
+    const [pa, pb, pc] = [around[rnd()], around[rnd()], around[rnd()]];
+    let normal = normalize(cross(sub(pb, pa), sub(pc, pa)));
     if (!Number.isFinite(normal[0])) continue;
     if (normal[1] < 0) normal = [-normal[0], -normal[1], -normal[2]];
     if (normal[1] < Math.cos((25 * Math.PI) / 180)) continue;
@@ -177,14 +184,13 @@ export function findFloor(points: Float32Array, inside: { min: number[]; max: nu
     // Below the product's middle: the table, not a shelf above it.
     if (offset > (inside.min[1] + inside.max[1]) / 2 - height / 4) continue;
     let count = 0;
-    for (let i = 0; i < n; i++) {
-      const p = [points[i * 3], points[i * 3 + 1], points[i * 3 + 2]];
-      if (Math.abs(dot(normal, p) - offset) < tolerance && Math.hypot(p[0] - cx, p[2] - cz) > reach) count++;
-    }
+    for (const p of around) if (Math.abs(dot(normal, p) - offset) < tolerance) count++;
     if (count > bestCount) {
       bestCount = count;
       best = { normal, offset };
     }
   }
-  return bestCount >= Math.max(30, 0.2 * n) ? best : null;
+  return bestCount >= Math.max(MIN_FLOOR_POINTS, MIN_FLOOR_SHARE * n) ? best : null;
 }
+
+const sub = (a: readonly number[], b: readonly number[]): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
