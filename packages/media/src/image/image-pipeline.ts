@@ -4,6 +4,7 @@ import { metadataMatches, rejectionFromSharpError, sniffImageFormat, type Accept
 import { estimateBackground, maskExtent, type Rgb } from './image-mask.js';
 import { chooseSegmenter, judgeAlpha, segmentRgb, type SegmenterChoice } from '../segment/segment.js';
 import type { CutoutInfo, SegmentResult } from '../segment/segment-types.js';
+import { readCachedCut, writeCachedCut } from '../segment/cutout-cache.js';
 import { MediaError } from '../errors.js';
 import { laplacianVariance, lumaFromRaw, SHARPNESS_SIDE } from './sharpness.js';
 
@@ -47,6 +48,8 @@ export interface ProcessImageOptions {
   segmenter?: SegmenterChoice;
   /** the image is one of Plinth's own renders: its alpha is reported as `rendered` */
   rendered?: boolean;
+  /** a directory shared by the worker children where cut-outs are kept by content hash and segmenter version */
+  cutoutCacheDir?: string;
 }
 
 const OUTPUT: Record<AcceptedFormat, { contentType: ProcessedImage['contentType']; ext: ProcessedImage['ext'] }> = {
@@ -61,6 +64,7 @@ const OUTPUT: Record<AcceptedFormat, { contentType: ProcessedImage['contentType'
 /**
  * Cut-outs by content hash and segmenter version, in this process (the sandbox child, which is reused):
  * the same photo submitted again, or retried, is not segmented twice. Bounded by total mask bytes.
+ * With `cutoutCacheDir`, the other children and later processes share them too (cutout-cache.ts).
  */
 const cutCache = new Map<string, SegmentResult>();
 const CUT_CACHE_BYTES = 256 * 1024 * 1024;
@@ -188,8 +192,12 @@ async function run(
     if (cut) {
       cutCache.delete(key); // re-inserted below: most recently used last
     } else {
+      cut = opts.cutoutCacheDir ? ((await readCachedCut(opts.cutoutCacheDir, key)) ?? undefined) : undefined;
+    }
+    if (!cut) {
       const decoded = await sharp(input, decode).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
       cut = await segmentRgb({ data: decoded.data, width: decoded.info.width, height: decoded.info.height }, segmenter);
+      if (opts.cutoutCacheDir) await writeCachedCut(opts.cutoutCacheDir, key, cut);
     }
     remember(key, cut);
     fullAlpha = cut.alpha;

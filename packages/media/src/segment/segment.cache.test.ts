@@ -1,3 +1,6 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it, vi } from 'vitest';
 import { processImage } from '../image/image-pipeline.js';
@@ -42,5 +45,38 @@ describe('cut-out cache', () => {
     expect(calls).toHaveBeenCalledTimes(2);
     calls.mockRestore();
     releasedCalls.mockRestore();
+  });
+
+  it('shares cut-outs between worker children through the cache directory', { timeout: 60_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'plinth-cutouts-'));
+    try {
+      // Each "child" is a fresh copy of the modules: its own in-process cache and its own segmenter.
+      const child = async (cutoutCacheDir?: string) => {
+        vi.resetModules();
+        const segment = await import('./segment.js');
+        const pipeline = await import('../image/image-pipeline.js');
+        const calls = vi.spyOn(segment.chooseSegmenter({ kind: 'classical' }), 'probability');
+        return { calls, process: (bytes: Buffer) => pipeline.processImage(bytes, { segmenter: { kind: 'classical' }, cutoutCacheDir }) };
+      };
+      const bytes = await photo(SCENES[1]);
+      const one = await child(dir);
+      const first = await one.process(bytes);
+      expect(one.calls).toHaveBeenCalledTimes(1);
+      expect(await readdir(dir)).toHaveLength(2); // the mask and its description
+
+      const two = await child(dir);
+      const second = await two.process(Buffer.from(bytes));
+      expect(two.calls).toHaveBeenCalledTimes(0);
+      expect(second.mask.equals(first.mask)).toBe(true);
+      expect(second.analysis.cutout).toEqual(first.analysis.cutout);
+
+      // Without the shared directory a fresh child segments again: the directory is what saved it.
+      const three = await child();
+      await three.process(bytes);
+      expect(three.calls).toHaveBeenCalledTimes(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+      vi.resetModules();
+    }
   });
 });
