@@ -345,3 +345,63 @@ describe('writeUsdz: vertex colours, transmission and alpha', () => {
     expect(shaderInput(leaf, 'PreviewSurface', 'opacityThreshold')).toEqual([0.3]);
   });
 });
+
+describe('writeUsdz: vertex colours over a base colour texture', () => {
+  const faceColors = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [0, 1, 1], [0.5, 0.5, 0.5]];
+
+  async function texturedBox(tiled: boolean) {
+    const { doc, node } = boxDocument({ meshSize: [0.2, 0.2, 0.2], texture: await gradientPng(96) });
+    const prim = node.getMesh()!.listPrimitives()[0];
+    // Each face gets its own cell of a 3×2 grid of the texture (or, tiled, the texture twice over).
+    const uv = prim.getAttribute('TEXCOORD_0')!;
+    const cells = new Float32Array(uv.getCount() * 2);
+    for (let i = 0; i < uv.getCount(); i++) {
+      const [u, v] = uv.getElement(i, []);
+      const f = Math.floor(i / 4);
+      cells.set(tiled ? [u * 2, v * 2] : [((f % 3) + u) / 3, (Math.floor(f / 3) + v) / 2], i * 2);
+    }
+    uv.setArray(cells);
+    const colors = new Float32Array(faceColors.flatMap((c) => [c, c, c, c].flat()));
+    prim.setAttribute('COLOR_0', doc.createAccessor('color', doc.getRoot().listBuffers()[0]).setType('VEC3').setArray(colors));
+    return doc;
+  }
+
+  const file = (out: UsdzOutput, name: string) => {
+    const e = listZipEntries(out.usdz).find((x) => x.name === name)!;
+    return out.usdz.subarray(e.dataOffset, e.dataOffset + e.size);
+  };
+  const toLinear = (b: number) => (b / 255 <= 0.04045 ? b / 255 / 12.92 : Math.pow((b / 255 + 0.055) / 1.055, 2.4));
+
+  it('multiplies the colours into a copy of the texture, which the primitive\'s own material reads with the same UVs', async () => {
+    const out = await writeUsdz(await texturedBox(false));
+    const layer = out.layer.toString('utf8');
+    expect(listZipEntries(out.usdz).map((e) => e.name)).toEqual(['model.usda', 'textures/vertex_colors_0.png']);
+    const block = materialBlock(layer, 'Painted_Wood_vertex_colors');
+    expect(block).toContain('asset inputs:file = @textures/vertex_colors_0.png@');
+    expect(block).toContain('string inputs:varname = "st"');
+    expect(meshAttr(layer, 'Box', 'color3f[] primvars:displayColor')).toHaveLength(24 * 3);
+
+    const original = await sharp(await gradientPng(96)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const baked = await sharp(file(out, 'textures/vertex_colors_0.png')).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect([baked.info.width, baked.info.height]).toEqual([96, 96]);
+    for (const [f, color] of faceColors.entries()) {
+      // The centre of the face's cell, well inside its two triangles.
+      const x = Math.floor((((f % 3) + 0.5) / 3) * 96);
+      const y = Math.floor(((Math.floor(f / 3) + 0.5) / 2) * 96);
+      const at = (y * 96 + x) * 4;
+      for (let k = 0; k < 3; k++) {
+        const want = toLinear(original.data[at + k]) * color[k];
+        // One 8-bit sRGB step is at most about 0.009 in linear.
+        expect(Math.abs(toLinear(baked.data[at + k]) - want)).toBeLessThan(0.01);
+      }
+    }
+  });
+
+  it('keeps the texture and carries only displayColor when the UVs tile the texture', async () => {
+    const out = await writeUsdz(await texturedBox(true));
+    const layer = out.layer.toString('utf8');
+    expect(listZipEntries(out.usdz).map((e) => e.name)).toEqual(['model.usda', 'textures/texture_0.png']);
+    expect(parseMeshes(layer)[0].binding).toBe('/Root/Materials/Painted_Wood');
+    expect(meshAttr(layer, 'Box', 'color3f[] primvars:displayColor')).toHaveLength(24 * 3);
+  });
+});

@@ -34,6 +34,17 @@ export function transmissionOpacity(transmission: number): number {
   return 1 - Math.min(1, Math.max(0, transmission)) * (1 - TRANSMISSION_MIN_OPACITY);
 }
 
+/**
+ * A primitive's COLOR_0 baked into a texture: `atlas`, one cell per triangle read through the
+ * mesh's vertexColorSt (in place of a base colour texture the material lacks), or `texture`, the
+ * base colour texture with the colours multiplied in (same UVs, so it simply replaces the file).
+ */
+export interface VertexColorBake {
+  file: string;
+  data: Uint8Array;
+  mode: 'atlas' | 'texture';
+}
+
 /** Which texcoord sets a material reads, so meshes export exactly those primvars. */
 export function primvarName(set: number): string {
   return set === 0 ? 'st' : `st${set}`;
@@ -47,8 +58,8 @@ function texCoordOf(info: TextureInfo | null): { set: number; transform: Transfo
 /**
  * Writes `def Material "<name>"` at the current nesting. `path` is the material's
  * absolute prim path (connections must be absolute or relative; absolute is clearer).
- * `vertexColorFile` is a primitive's baked COLOR_0, multiplied by baseColorFactor in
- * place of a base colour texture the material does not have.
+ * `bake` is a primitive's COLOR_0 baked into a texture, which the base colour reads (times
+ * baseColorFactor, as glTF multiplies them).
  */
 export function writeMaterial(
   out: UsdaText,
@@ -56,7 +67,7 @@ export function writeMaterial(
   path: string,
   material: Material | null,
   textureFile: (texture: Texture | null) => string | null,
-  vertexColorFile: string | null = null,
+  bake: VertexColorBake | null = null,
 ): void {
   const slots: TextureSlot[] = [];
   const inputs: string[] = [];
@@ -88,14 +99,15 @@ export function writeMaterial(
       outputs: ['float3 outputs:rgb', 'float outputs:a'],
     },
     material?.getBaseColorTexture() ?? null,
+    bake?.mode === 'texture' ? bake.file : null,
   );
   const baseSlot =
     textureSlot ??
-    (vertexColorFile
+    (bake?.mode === 'atlas'
       ? addSlot(
           { name: 'VertexColorTexture', info: null, colorSpace: 'sRGB', scale: baseColor, outputs: ['float3 outputs:rgb'], primvar: VERTEX_COLOR_PRIMVAR },
           null,
-          vertexColorFile,
+          bake.file,
         )
       : null);
   // Unlit has no UsdPreviewSurface equivalent; emitting the colour on a black

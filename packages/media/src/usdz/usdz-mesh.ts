@@ -33,7 +33,7 @@ export function triangleList(prim: Primitive): Uint32Array | null {
   return null;
 }
 
-function readAll(accessor: Accessor, width: number): Float64Array {
+export function readAll(accessor: Accessor, width: number): Float64Array {
   const count = accessor.getCount();
   const out = new Float64Array(count * width);
   const el: number[] = [];

@@ -94,3 +94,59 @@ export function atlasTexCoords(atlas: Pick<VertexColorAtlas, 'columns' | 'width'
   }
   return st;
 }
+
+const toLinear = (byte: number) => {
+  const s = byte / 255;
+  return s <= 0.04045 ? s / 12.92 : Math.pow((s + 0.055) / 1.055, 2.4);
+};
+
+/**
+ * The base colour texture with COLOR_0 multiplied in, in the texture's own UV space, for a
+ * primitive whose material has both. Null when that space cannot hold one colour per texel:
+ * UVs outside 0..1 (a tiled texture repeats texels across triangles of different colours).
+ * Where UV islands overlap, the later triangle's tint wins.
+ */
+export async function bakeIntoTexture(image: Uint8Array, uv: Float64Array, colors: Float64Array, tris: Uint32Array): Promise<Buffer | null> {
+  const EPS = 1e-4;
+  for (const v of uv) if (!(v >= -EPS && v <= 1 + EPS)) return null;
+  let decoded;
+  try {
+    decoded = await sharp(image).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  } catch {
+    return null;
+  }
+  const { data, info } = decoded;
+  const { width, height } = info;
+  const source = Buffer.from(data);
+  // Two passes: first every triangle grown by a texel (bilinear samples at island edges reach
+  // texels whose centres lie just outside), then the exact interiors, which win.
+  for (const grow of [1, 0]) {
+    for (let t = 0; t < tris.length; t += 3) {
+      const corners = [0, 1, 2].map((k) => tris[t + k]);
+      const px = corners.map((i) => uv[i * 2] * width - 0.5);
+      const py = corners.map((i) => uv[i * 2 + 1] * height - 0.5);
+      const area = (px[1] - px[0]) * (py[2] - py[0]) - (px[2] - px[0]) * (py[1] - py[0]);
+      if (Math.abs(area) < 1e-12) continue;
+      const x0 = Math.max(0, Math.floor(Math.min(...px)) - grow), x1 = Math.min(width - 1, Math.ceil(Math.max(...px)) + grow);
+      const y0 = Math.max(0, Math.floor(Math.min(...py)) - grow), y1 = Math.min(height - 1, Math.ceil(Math.max(...py)) + grow);
+      // Barycentric slack that amounts to `grow` texels at this triangle's size.
+      const slack = grow ? Math.sqrt(2) / Math.sqrt(Math.abs(area)) : 1e-9;
+      for (let y = y0; y <= y1; y++) {
+        for (let x = x0; x <= x1; x++) {
+          const b1 = ((x - px[0]) * (py[2] - py[0]) - (px[2] - px[0]) * (y - py[0])) / area;
+          const b2 = ((px[1] - px[0]) * (y - py[0]) - (x - px[0]) * (py[1] - py[0])) / area;
+          const b0 = 1 - b1 - b2;
+          if (b0 < -slack || b1 < -slack || b2 < -slack) continue;
+          const w = [b0, b1, b2].map((b) => Math.max(0, b));
+          const sum = w[0] + w[1] + w[2];
+          const at = (y * width + x) * 4;
+          for (let k = 0; k < 3; k++) {
+            const tint = (w[0] * colors[corners[0] * 3 + k] + w[1] * colors[corners[1] * 3 + k] + w[2] * colors[corners[2] * 3 + k]) / sum;
+            data[at + k] = toSrgbByte(toLinear(source[at + k]) * tint);
+          }
+        }
+      }
+    }
+  }
+  return sharp(data, { raw: { width, height, channels: 4 } }).png({ compressionLevel: 9 }).toBuffer();
+}

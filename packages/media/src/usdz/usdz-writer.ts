@@ -2,9 +2,9 @@ import type { Document, Material, Node, Primitive, Scene, Texture } from '@gltf-
 import sharp from 'sharp';
 import { writeAlignedZip, type ZipEntry } from './usdz-zip.js';
 import { NameScope, UsdaText, quote } from './usdz-usda.js';
-import { materialTexCoordSets, writeMaterial } from './usdz-material.js';
-import { triangleList, writeMesh } from './usdz-mesh.js';
-import { bakeVertexColors, readVertexColors, type VertexColorAtlas } from './usdz-vertex-colors.js';
+import { materialTexCoordSets, writeMaterial, type VertexColorBake } from './usdz-material.js';
+import { readAll, triangleList, writeMesh } from './usdz-mesh.js';
+import { bakeIntoTexture, bakeVertexColors, readVertexColors, type VertexColorAtlas } from './usdz-vertex-colors.js';
 import { MediaError } from '../errors.js';
 import { DEFAULT_MODEL_CAPS } from '../gltf/model-caps.js';
 
@@ -27,6 +27,14 @@ export interface UsdzOutput {
 interface PackedTexture {
   file: string;
   data: Uint8Array;
+}
+
+/** A primitive's COLOR_0, and the texture it was baked into (null: displayColor only). */
+interface VertexColoring {
+  colors: Float64Array;
+  /** Set when the bake is an atlas of the triangles, read through the mesh's own texcoords. */
+  atlas: VertexColorAtlas | null;
+  bake: VertexColorBake | null;
 }
 
 /** Quick Look decodes PNG and JPEG; anything else sharp can read becomes PNG. */
@@ -79,10 +87,10 @@ export async function writeUsdz(doc: Document, scene?: Scene, maxTriangles = DEF
     });
   }
 
-  // A primitive with vertex colours gets them as displayColor and, unless its material has a base
-  // colour texture Quick Look can read (whose UVs are not the atlas's), baked into a texture of its
-  // own, and so a material of its own; other primitives share their glTF material's.
-  const colored = new Map<Primitive, { colors: Float64Array; atlas: VertexColorAtlas | null; file: string | null } | null>();
+  // A primitive with vertex colours gets them as displayColor, and baked into a texture of its own
+  // (so a material of its own): its base colour texture times the colours, or without one, an atlas of
+  // its triangles. Other primitives share their glTF material's.
+  const colored = new Map<Primitive, VertexColoring | null>();
   let baked = 0;
   for (const { prims } of placements) {
     for (const prim of prims) {
@@ -91,27 +99,38 @@ export async function writeUsdz(doc: Document, scene?: Scene, maxTriangles = DEF
       const tris = colors && triangleList(prim);
       if (!colors || !tris?.length) {
         colored.set(prim, null);
-      } else if (textureFile(prim.getMaterial()?.getBaseColorTexture() ?? null)) {
-        colored.set(prim, { colors, atlas: null, file: null });
-      } else {
-        colored.set(prim, { colors, atlas: await bakeVertexColors(colors, tris), file: `textures/vertex_colors_${baked++}.png` });
+        continue;
       }
+      const material = prim.getMaterial();
+      const baseTexture = material?.getBaseColorTexture() ?? null;
+      const base = baseTexture ? (packed.get(baseTexture) ?? null) : null;
+      if (!base) {
+        const atlas = await bakeVertexColors(colors, tris);
+        colored.set(prim, { colors, atlas, bake: { file: `textures/vertex_colors_${baked++}.png`, data: atlas.png, mode: 'atlas' } });
+        continue;
+      }
+      const info = material!.getBaseColorTextureInfo();
+      const uv = prim.getAttribute(`TEXCOORD_${info?.getTexCoord() ?? 0}`);
+      // A transformed texture is sampled away from the raw UVs, so its texels cannot be matched to triangles here.
+      const tinted = uv && !info?.getExtension('KHR_texture_transform') ? await bakeIntoTexture(base.data, readAll(uv, 2), colors, tris) : null;
+      const bake = tinted ? { file: `textures/vertex_colors_${baked++}.png`, data: tinted, mode: 'texture' as const } : null;
+      colored.set(prim, { colors, atlas: null, bake });
     }
   }
 
   const materialScope = new NameScope();
   const materialPaths = new Map<Material | Primitive | null, string>();
-  const materialOrder: { key: Material | Primitive | null; material: Material | null; vertexColorFile: string | null }[] = [];
+  const materialOrder: { key: Material | Primitive | null; material: Material | null; bake: VertexColorBake | null }[] = [];
   for (const { prims } of placements) {
     for (const prim of prims) {
       const material = prim.getMaterial();
-      const vertexColorFile = colored.get(prim)?.file ?? null;
-      const key = vertexColorFile ? prim : material;
+      const bake = colored.get(prim)?.bake ?? null;
+      const key = bake ? prim : material;
       if (materialPaths.has(key)) continue;
       const base = material?.getName() ?? 'DefaultMaterial';
-      const name = materialScope.take(vertexColorFile ? `${base}_vertex_colors` : base, 'Material');
+      const name = materialScope.take(bake ? `${base}_vertex_colors` : base, 'Material');
       materialPaths.set(key, `/${ROOT}/Materials/${name}`);
-      materialOrder.push({ key, material, vertexColorFile });
+      materialOrder.push({ key, material, bake });
     }
   }
 
@@ -127,9 +146,9 @@ export async function writeUsdz(doc: Document, scene?: Scene, maxTriangles = DEF
   out.open(`def Xform ${quote(ROOT)}`, ['kind = "component"']);
 
   out.open('def Scope "Materials"');
-  for (const { key, material, vertexColorFile } of materialOrder) {
+  for (const { key, material, bake } of materialOrder) {
     const path = materialPaths.get(key)!;
-    writeMaterial(out, path.slice(path.lastIndexOf('/') + 1), path, material, textureFile, vertexColorFile);
+    writeMaterial(out, path.slice(path.lastIndexOf('/') + 1), path, material, textureFile, bake);
   }
   out.close();
 
@@ -147,7 +166,7 @@ export async function writeUsdz(doc: Document, scene?: Scene, maxTriangles = DEF
         name: meshScope.take(prims.length > 1 ? `${base}_${i}` : base, 'Mesh'),
         prim,
         world,
-        materialPath: materialPaths.get(vertexColors?.file ? prim : material)!,
+        materialPath: materialPaths.get(vertexColors?.bake ? prim : material)!,
         doubleSided: material?.getDoubleSided() ?? false,
         texCoordSets: materialTexCoordSets(material),
         vertexColors,
@@ -163,6 +182,6 @@ export async function writeUsdz(doc: Document, scene?: Scene, maxTriangles = DEF
   const layer = out.toBuffer();
   const entries: ZipEntry[] = [{ name: USDZ_LAYER_NAME, data: layer }];
   for (const tex of used) entries.push({ name: tex.file, data: tex.data });
-  for (const c of colored.values()) if (c?.file && c.atlas) entries.push({ name: c.file, data: c.atlas.png });
+  for (const c of colored.values()) if (c?.bake) entries.push({ name: c.bake.file, data: c.bake.data });
   return { usdz: writeAlignedZip(entries), layer, meshes, triangles, textures: used.size + baked };
 }
