@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.js';
-import { closeDeps, createDeps, type Deps } from './deps.js';
+import { closeDeps, createDeps, essentialAdapters, type Deps } from './deps.js';
 import { createLogger } from './logger.js';
 import { addMember, bootstrap, PLANS, type Plan } from './modules/orgs/orgs.service.js';
 import { organizationCount } from './modules/orgs/orgs.repo.js';
@@ -81,7 +81,8 @@ async function serve(config: Readonly<Config>, withWorker: boolean) {
   });
   // The terminal, like the demo banner: stdout stays the JSON log.
   process.stderr.write(`Plinth dashboard: ${config.publicUrl}/  (sign in with your email and password)\n`);
-  logger.info({ url: config.publicUrl, worker: withWorker, database: deps.database.kind, storage: deps.storage.kind }, 'plinth is serving');
+  const adapters = Object.fromEntries(Object.entries(essentialAdapters(deps)).map(([name, adapter]) => [name, adapter.kind]));
+  logger.info({ url: config.publicUrl, worker: withWorker, ...adapters }, 'plinth is serving');
   onShutdown(async () => {
     await app.close();
     await closeDeps(deps);
@@ -101,8 +102,8 @@ async function worker(config: Readonly<Config>) {
 async function migrate(config: Readonly<Config>) {
   const database = openDatabase(config.databaseUrl, MODULE_MIGRATIONS);
   try {
-    await database.migrate();
-    process.stdout.write(`migrated ${database.kind} database\n`);
+    const report = await database.migrate();
+    process.stdout.write(`migrated ${report.kind} database\n`);
   } finally {
     await database.close();
   }
@@ -204,7 +205,8 @@ async function creditsCommand(config: Readonly<Config>, args: string[]) {
   }
 }
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
+/** `env`: the environment to configure from, when not this process's own (tests). */
+export async function main(argv: string[], env?: Record<string, string | undefined>): Promise<void> {
   const [command, ...rest] = argv;
   try {
     if (!command || command === '--help' || command === '-h' || command === 'help') {

@@ -54,6 +54,11 @@ export interface ToolPaths {
   ffprobe: string;
   chromium: string;
   colmap: string;
+  /**
+   * The environment the server starts them with when it probes them: its own, plus QT_QPA_PLATFORM=offscreen,
+   * since Chromium's wrapper and colmap read the display and neither needs one to print its version.
+   */
+  env: Readonly<Record<string, string | undefined>>;
 }
 
 export interface Config {
@@ -76,7 +81,6 @@ export interface Config {
   /** how long raw records are kept; usage keeps answering from rollups after raw beacons are gone */
   retention: { beaconDays: number; webhookDays: number; intervalSeconds: number };
   exportSyncLimit: number;
-  chromiumPath: string;
   /** system tools: an explicit PLINTH_*_PATH, else the first match on PATH, else the bare name (reported missing) */
   tools: ToolPaths;
   bodyLimitBytes: number;
@@ -181,7 +185,6 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       intervalSeconds: int(env, 'PLINTH_RETENTION_INTERVAL_SECONDS', 3600, 1),
     },
     exportSyncLimit: int(env, 'PLINTH_EXPORT_SYNC_LIMIT', 24, 0),
-    chromiumPath: toolPaths(env).chromium,
     tools: toolPaths(env),
     bodyLimitBytes: int(env, 'PLINTH_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     uploadLimitBytes: int(env, 'PLINTH_UPLOAD_LIMIT_BYTES', 40 * 1024 * 1024, 1024),
@@ -280,6 +283,7 @@ function toolPaths(env: Env): ToolPaths {
     ffprobe,
     chromium: env.PLINTH_CHROMIUM_PATH || findOnPath(env, CHROMIUM_NAMES) || 'chromium',
     colmap: env.PLINTH_COLMAP_PATH || findOnPath(env, ['colmap']) || 'colmap',
+    env: { ...env, QT_QPA_PLATFORM: 'offscreen' },
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Config } from './config.js';
+import type { DB } from './db.js';
 import { MODULE_MIGRATIONS } from './migrations.js';
 import { openDatabase, type Database } from './platform/db/index.js';
 import { createBlobStore } from './platform/storage/index.js';
@@ -18,7 +19,7 @@ import { createMediaRunner, type MediaRunner } from './platform/sandbox/media-sa
 /** Everything a service may touch, passed explicitly; no globals. */
 export interface Deps {
   config: Readonly<Config>;
-  database: Database;
+  database: Database<DB>;
   storage: BlobStore;
   jobs: Jobs;
   fetcher: GuardedFetcher;
@@ -34,7 +35,7 @@ export interface Deps {
 
 /** Picks the adapters the config asks for. Nothing else decides between SQLite/PostgreSQL, disk/S3, … */
 export async function createDeps(config: Readonly<Config>, logger: Logger, overrides: Partial<Deps> = {}): Promise<Deps> {
-  const database = overrides.database ?? openDatabase(config.databaseUrl, MODULE_MIGRATIONS);
+  const database = overrides.database ?? openDatabase<DB>(config.databaseUrl, MODULE_MIGRATIONS);
   await database.migrate();
   const jobs = overrides.jobs ?? new Jobs(createJobQueue(config, database, logger), logger);
   await jobs.open();
@@ -53,6 +54,14 @@ export async function createDeps(config: Readonly<Config>, logger: Logger, overr
     background: overrides.background ?? new Background(),
     media: overrides.media ?? createMediaRunner(config.media, logger),
   };
+}
+
+/**
+ * The outside systems a process cannot work without, each by its adapter: health probes each one and
+ * the start-up log names each one's `kind` (`sqlite`, `s3`, `pg-boss`, …), without asking what it is.
+ */
+export function essentialAdapters(deps: Deps) {
+  return { database: deps.database, storage: deps.storage, jobs: deps.jobs };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {

@@ -2,16 +2,16 @@ import { idempotencyPrincipalMigration } from './http/idempotency.migration.js';
 import { analyticsMigration } from './modules/analytics/analytics.migration.js';
 import { exportsMigration } from './modules/export/export.migration.js';
 import { productsMigration } from './modules/products/products.migration.js';
-import { uploadsPrivateMigration, uploadsUsedByMigration } from './modules/uploads/uploads.migration.js';
+import { uploadsMigration, uploadsPrivateMigration, uploadsUsedByMigration } from './modules/uploads/uploads.migration.js';
 import { webhooksMigration } from './modules/webhooks/webhooks.migration.js';
-import type { MigrationSet } from './platform/db/migrations.js';
+import { together, type MigrationSet } from './platform/db/migrations.js';
 
 /**
  * Every module's migrations, in the order they run after the platform's own. Each area keeps its
  * migration beside its code; a new one adds a line here. Names never change once released.
  */
 export const MODULE_MIGRATIONS: MigrationSet = (dialect) => ({
-  '0002_products': productsMigration,
+  '0002_products': together(productsMigration, uploadsMigration),
   '0003_analytics': analyticsMigration(dialect),
   '0004_webhooks': webhooksMigration(dialect),
   '0005_exports': exportsMigration,

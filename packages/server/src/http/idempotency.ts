@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../modules/auth/principal.js';
-import { isUniqueViolation, type DB, type Executor } from '../platform/db/index.js';
+import { isUniqueViolation } from '../platform/db/index.js';
+import type { DB, Executor } from '../db.js';
 import { AppError } from './errors.js';
 
 const TTL_MS = 24 * 3600_000;

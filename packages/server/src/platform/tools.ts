@@ -31,13 +31,12 @@ const PROBE_TIMEOUT_MS = 10_000;
 const CACHE_MS = 60_000;
 const cache = new Map<string, { at: number; result: Promise<Capability> }>();
 
-function probe(name: ToolName, path: string): Promise<Capability> {
+function probe(name: ToolName, path: string, env: ToolPaths['env']): Promise<Capability> {
   return new Promise((resolve) => {
     execFile(
       path,
       VERSION_ARGS[name],
-      // Chromium's wrapper and colmap read the display; neither needs one to print a version.
-      { timeout: PROBE_TIMEOUT_MS, maxBuffer: 1024 * 1024, env: { ...process.env, QT_QPA_PLATFORM: 'offscreen' } },
+      { timeout: PROBE_TIMEOUT_MS, maxBuffer: 1024 * 1024, env },
       (err, stdout, stderr) => {
         const text = `${stdout}\n${stderr}`;
         const version = VERSION_PATTERN[name].exec(text)?.[1] ?? null;
@@ -53,7 +52,7 @@ export function toolCapability(paths: ToolPaths, name: ToolName): Promise<Capabi
   const key = `${name}\0${path}`;
   const hit = cache.get(key);
   if (hit && Date.now() - hit.at < CACHE_MS) return hit.result;
-  const result = probe(name, path);
+  const result = probe(name, path, paths.env);
   cache.set(key, { at: Date.now(), result });
   return result;
 }

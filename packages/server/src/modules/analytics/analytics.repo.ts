@@ -1,5 +1,5 @@
 import type { Insertable, Kysely } from 'kysely';
-import type { DB, Executor } from '../../platform/db/index.js';
+import type { DB, Executor } from '../../db.js';
 import { BEACON_TYPES, type BeaconEvent, type Counts, type Granularity, type ProductUsage, type UsageFilter } from './analytics.types.js';
 
 type BeaconRow = Insertable<DB['beacon_events']>;

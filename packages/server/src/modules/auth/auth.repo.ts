@@ -1,4 +1,4 @@
-import type { Executor } from '../../platform/db/index.js';
+import type { Executor } from '../../db.js';
 import type { Role } from './principal.js';
 
 export async function membershipsOf(db: Executor, userId: string) {

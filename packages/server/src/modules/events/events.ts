@@ -1,4 +1,5 @@
-import { notify, type Executor } from '../../platform/db/index.js';
+import { notify } from '../../platform/db/index.js';
+import type { Executor } from '../../db.js';
 import { newId } from '../../platform/ids.js';
 
 export const EVENT_TYPES = [

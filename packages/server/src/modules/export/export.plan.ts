@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../../deps.js';
-import type { Executor } from '../../platform/db/index.js';
+import type { Executor } from '../../db.js';
 import { imagesOf } from '../products/products.repo.js';
 import { cutoutOf } from '../products/products.json.js';
 import type { ImageRecord, ReviewStatus } from '../products/products.types.js';

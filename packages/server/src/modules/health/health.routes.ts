@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Deps } from '../../deps.js';
+import { essentialAdapters, type Deps } from '../../deps.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { sendError } from '../../http/error-handler.js';
 import { toolCapabilities } from '../../platform/tools.js';
@@ -38,12 +38,13 @@ const CHECK_TIMEOUT_MS = 2_000;
  */
 const CACHE_MS = 1_000;
 
-async function probe(kind: string, fn: () => Promise<void>) {
+async function probe(adapter: { kind: string; ping(): Promise<void> }) {
+  const { kind } = adapter;
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
-      fn(),
+      adapter.ping(),
       new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS);
       }),
@@ -69,11 +70,7 @@ export const healthRoutes =
       if (!cached || performance.now() - cached.at > CACHE_MS) {
         cached = {
           at: performance.now(),
-          checks: Promise.all([
-            probe(deps.database.kind, () => deps.database.ping()),
-            probe(deps.storage.kind, () => deps.storage.ping()),
-            probe(deps.jobs.kind, () => deps.jobs.ping()),
-          ]),
+          checks: Promise.all(Object.values(essentialAdapters(deps)).map(probe)),
         };
       }
       return cached.checks;

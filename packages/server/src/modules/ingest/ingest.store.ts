@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../../deps.js';
-import type { Executor } from '../../platform/db/index.js';
+import type { Executor } from '../../db.js';
 import { newId } from '../../platform/ids.js';
 import { browserAssetKey, privateProductKey } from '../../platform/storage/names.js';
 import type { ImageOrigin, ProblemInfo, ProductRecord } from '../products/products.types.js';

@@ -1,4 +1,4 @@
-import type { Executor } from '../../platform/db/index.js';
+import type { Executor } from '../../db.js';
 
 export interface ApiKeyRecord {
   id: string;

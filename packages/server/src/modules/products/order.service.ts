@@ -1,7 +1,7 @@
 import type { Selectable, Transaction } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../http/errors.js';
-import type { DB } from '../../platform/db/index.js';
+import type { DB } from '../../db.js';
 import { newId } from '../../platform/ids.js';
 import type { Principal } from '../auth/principal.js';
 import { emitProductEvent } from './products.events.js';

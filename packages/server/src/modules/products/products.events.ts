@@ -1,4 +1,4 @@
-import type { Executor } from '../../platform/db/index.js';
+import type { Executor } from '../../db.js';
 import type { BlobStore } from '../../platform/storage/types.js';
 import { emitEvent, type EventType } from '../events/events.js';
 import { productJson } from './products.json.js';

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../http/errors.js';
-import type { DB, Executor } from '../../platform/db/index.js';
+import type { DB, Executor } from '../../db.js';
 import { newId } from '../../platform/ids.js';
 import { addCredits } from '../orgs/orgs.repo.js';
 import { emitProductEvent } from './products.events.js';

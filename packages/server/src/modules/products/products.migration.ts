@@ -1,6 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 
-/** The catalogue: products, their tags and images, used quotes and uploads. */
+/** The catalogue: products, their tags and images, and the quote tokens already used. */
 export const productsMigration: Migration = {
   async up(db: Kysely<any>) {
     await db.schema
@@ -65,16 +65,6 @@ export const productsMigration: Migration = {
       .addColumn('nonce', 'text', (c) => c.primaryKey())
       .addColumn('org_id', 'text', (c) => c.notNull())
       .addColumn('product_id', 'text')
-      .addColumn('created_at', 'text', (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createTable('uploads')
-      .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
-      .addColumn('path', 'text', (c) => c.notNull().unique())
-      .addColumn('storage_key', 'text', (c) => c.notNull())
-      .addColumn('bytes', 'integer', (c) => c.notNull())
-      .addColumn('content_type', 'text', (c) => c.notNull())
       .addColumn('created_at', 'text', (c) => c.notNull())
       .execute();
   },

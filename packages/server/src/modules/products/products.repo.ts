@@ -1,5 +1,5 @@
 import { sql, type Selectable } from 'kysely';
-import type { DB, Executor } from '../../platform/db/index.js';
+import type { DB, Executor } from '../../db.js';
 import type { ImageRecord, ProductRecord, ProductSource, StoredModel } from './products.types.js';
 
 type ProductRow = Selectable<DB['products']>;

@@ -1,5 +1,21 @@
 import type { Kysely, Migration } from 'kysely';
 
+/** Raw uploads, private to their organization until a product uses one. */
+export const uploadsMigration: Migration = {
+  async up(db: Kysely<any>) {
+    await db.schema
+      .createTable('uploads')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+      .addColumn('path', 'text', (c) => c.notNull().unique())
+      .addColumn('storage_key', 'text', (c) => c.notNull())
+      .addColumn('bytes', 'integer', (c) => c.notNull())
+      .addColumn('content_type', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .execute();
+  },
+};
+
 /**
  * Uploads may be models as well as images (`kind`), and an upload a product has used (`used_at`) is
  * kept; one never used is swept after the retention period. The index serves the per-organization

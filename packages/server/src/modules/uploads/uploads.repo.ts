@@ -1,5 +1,5 @@
 import type { ExpressionBuilder } from 'kysely';
-import type { DB, Executor } from '../../platform/db/index.js';
+import type { DB, Executor } from '../../db.js';
 
 export interface UploadRow {
   id: string;

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Deps } from '../../deps.js';
-import { inTransaction, type DB } from '../../platform/db/index.js';
+import { inTransaction } from '../../platform/db/index.js';
+import type { DB } from '../../db.js';
 import { FetchError } from '../../platform/fetch/types.js';
 import { VERSION } from '../../version.js';
 import { eventById, type OutboxEvent } from './dispatch.repo.js';

@@ -1,5 +1,5 @@
 import type { Insertable, Transaction } from 'kysely';
-import type { DB, Executor } from '../../platform/db/index.js';
+import type { DB, Executor } from '../../db.js';
 
 /** A seq that was skipped when newer ones were read; its transaction may still commit. */
 export interface Gap {

@@ -1,6 +1,7 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { Deps } from '../../deps.js';
-import { inTransaction, type DB } from '../../platform/db/index.js';
+import { inTransaction } from '../../platform/db/index.js';
+import type { DB } from '../../db.js';
 import { newId } from '../../platform/ids.js';
 import {
   eventsAfter,

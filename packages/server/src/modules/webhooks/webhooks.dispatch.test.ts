@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
+import { TEST_BACKEND } from '../../test/env.js';
 import { notify } from '../../platform/db/index.js';
 import { OUTBOX_CHANNEL } from '../events/events.js';
 import { advanceScan, dispatchIfPending, dispatchPending, orderingKey, startDispatcher } from './dispatch.service.js';
@@ -91,7 +92,7 @@ describe('dispatch: quiet when idle', { timeout: 30_000 }, () => {
       await insertEvent(s, 'prod_idle');
       await notify(t.deps.database.db, OUTBOX_CHANNEL);
       // SQLite has no NOTIFY: one explicit scan stands in for the poll; PostgreSQL's listener must wake on its own.
-      if (t.deps.database.kind === 'sqlite') await dispatchIfPending(t.deps);
+      if (TEST_BACKEND === 'sqlite') await dispatchIfPending(t.deps);
       const deadline = Date.now() + 10_000;
       while (Number((await state()).scanned_seq) < s && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(Number((await state()).scanned_seq)).toBeGreaterThanOrEqual(s);

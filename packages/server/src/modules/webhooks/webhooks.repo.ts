@@ -1,5 +1,6 @@
 import type { Selectable, Transaction } from 'kysely';
-import { forUpdate, type DB, type Executor } from '../../platform/db/index.js';
+import { forUpdate } from '../../platform/db/index.js';
+import type { DB, Executor } from '../../db.js';
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus, EndpointRecord, FailureReason } from './webhooks.types.js';
 
 type EndpointRow = Selectable<DB['webhook_endpoints']>;

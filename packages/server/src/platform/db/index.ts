@@ -4,17 +4,34 @@ import { dirname } from 'node:path';
 import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { migrationProvider, type MigrationSet } from './migrations.js';
-import type { DB } from './schema.js';
+import type { PlatformTables } from './schema.js';
 
-export type { DB } from './schema.js';
-export type Executor = Kysely<DB> | Transaction<DB>;
+export type { PlatformTables } from './schema.js';
 
-export interface Database {
+/**
+ * A connection or a transaction over the tables `DB`: the app's composition of every module's tables
+ * (`src/db.ts`), or by default the platform's own, which is all platform code ever reads or writes.
+ */
+export type Executor<DB = PlatformTables> = Kysely<DB> | Transaction<DB>;
+
+/**
+ * The same executor seen through the platform's own tables. Sound because every app schema extends
+ * PlatformTables; needed because Kysely's types are invariant in the schema.
+ */
+export function platformTables<DB extends PlatformTables>(executor: Kysely<DB>): Kysely<PlatformTables>;
+export function platformTables<DB extends PlatformTables>(executor: Executor<DB>): Executor;
+export function platformTables<DB extends PlatformTables>(executor: Executor<DB>): Executor {
+  return executor as unknown as Executor;
+}
+
+export interface Database<DB = PlatformTables> {
   db: Kysely<DB>;
+  /** the adapter's name (`sqlite`, `postgres`), as health and logs show it beside the other adapters' */
   kind: 'sqlite' | 'postgres';
   /** the connection string (PostgreSQL) or file path (SQLite) */
   url: string;
-  migrate(): Promise<void>;
+  /** Runs the migrations not yet applied; answers which database it migrated and what it ran. */
+  migrate(): Promise<MigrationReport>;
   ping(): Promise<void>;
   /**
    * Calls `onNotify` when another connection sends `notify(channel)` (PostgreSQL LISTEN, on a connection of its own
@@ -28,18 +45,27 @@ export interface Database {
  * Wakes the listeners of `channel` once the caller's transaction commits (PostgreSQL NOTIFY is transactional);
  * a no-op on SQLite, whose single process polls instead.
  */
-export async function notify(executor: Executor, channel: string): Promise<void> {
+export async function notify<DB>(executor: Executor<DB>, channel: string): Promise<void> {
   if (hasRowLocks(executor)) {
     await sql`select pg_notify(${channel}, '')`.execute(executor);
   }
 }
 
-/** `migrations`: the modules' migrations, which migrate() runs after the platform's own. */
-export function openDatabase(url: string, migrations?: MigrationSet): Database {
+export interface MigrationReport {
+  kind: Database['kind'];
+  /** the names of the migrations this call ran, in order; empty when the database was up to date */
+  applied: string[];
+}
+
+/**
+ * `DB`: the tables the app composes (`src/db.ts`); `migrations`: the modules' migrations, which migrate()
+ * runs after the platform's own.
+ */
+export function openDatabase<DB extends PlatformTables = PlatformTables>(url: string, migrations?: MigrationSet): Database<DB> {
   return /^postgres(ql)?:\/\//.test(url) ? openPostgres(url, migrations) : openSqlite(url, migrations);
 }
 
-function openSqlite(file: string, migrations?: MigrationSet): Database {
+function openSqlite<DB>(file: string, migrations?: MigrationSet): Database<DB> {
   if (file !== ':memory:') ownerOnlyFile(file);
   const raw = new SqliteDatabase(file);
   raw.pragma('journal_mode = WAL');
@@ -85,7 +111,7 @@ function withStatementCache(raw: SqliteDatabase.Database, max = 500) {
   };
 }
 
-function openPostgres(url: string, migrations?: MigrationSet): Database {
+function openPostgres<DB>(url: string, migrations?: MigrationSet): Database<DB> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
@@ -93,7 +119,7 @@ function openPostgres(url: string, migrations?: MigrationSet): Database {
   return finish(db, 'postgres', url, migrations);
 }
 
-function finish(db: Kysely<DB>, kind: 'sqlite' | 'postgres', url: string, modules?: MigrationSet): Database {
+function finish<DB>(db: Kysely<DB>, kind: 'sqlite' | 'postgres', url: string, modules?: MigrationSet): Database<DB> {
   return {
     db,
     kind,
@@ -105,6 +131,7 @@ function finish(db: Kysely<DB>, kind: 'sqlite' | 'postgres', url: string, module
         const failed = results?.find((r) => r.status === 'Error');
         throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);
       }
+      return { kind, applied: (results ?? []).map((r) => r.migrationName) };
     },
     async ping() {
       await sql`select 1`.execute(db);
@@ -117,7 +144,7 @@ function finish(db: Kysely<DB>, kind: 'sqlite' | 'postgres', url: string, module
 }
 
 /** PostgreSQL can hold the job queue (pg-boss) beside the data; SQLite has the local job table instead. */
-export const hostsPgBoss = (database: Database) => database.kind === 'postgres';
+export const hostsPgBoss = <DB>(database: Database<DB>) => database.kind === 'postgres';
 
 /** Dialect-neutral test for a unique-constraint violation. */
 export function isUniqueViolation(err: unknown): boolean {
@@ -126,7 +153,7 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /** Runs fn in a transaction, or inside the caller's one when given. */
-export async function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+export async function inTransaction<DB, T>(db: Executor<DB>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db as Transaction<DB>);
   return (db as Kysely<DB>).transaction().execute(fn);
 }
@@ -135,17 +162,17 @@ export async function inTransaction<T>(db: Executor, fn: (trx: Transaction<DB>) 
  * Row locks are a capability of the dialect, asked for here and nowhere else: PostgreSQL locks rows with
  * SELECT … FOR UPDATE; SQLite runs one write transaction at a time, so a lock there would add nothing.
  */
-const hasRowLocks = (db: Executor) => db.getExecutor().adapter instanceof PostgresAdapter;
+const hasRowLocks = <DB>(db: Executor<DB>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** The query, locking the rows it reads for the rest of the transaction where the database has row locks. */
-export function forUpdate<Q extends { forUpdate(): Q }>(trx: Executor, query: Q): Q {
+export function forUpdate<DB, Q extends { forUpdate(): Q }>(trx: Executor<DB>, query: Q): Q {
   return hasRowLocks(trx) ? query.forUpdate() : query;
 }
 
 /** Serialises writers of one organization's state (credits, product cap) for the rest of the transaction. */
-export async function lockOrganization(trx: Transaction<DB>, orgId: string): Promise<void> {
+export async function lockOrganization<DB extends PlatformTables>(trx: Transaction<DB>, orgId: string): Promise<void> {
   if (hasRowLocks(trx)) {
-    await trx.selectFrom('organizations').select('id').where('id', '=', orgId).forUpdate().execute();
+    await platformTables(trx).selectFrom('organizations').select('id').where('id', '=', orgId).forUpdate().execute();
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Logger } from '../../logger.js';
-import type { Executor } from '../db/index.js';
+import { platformTables, type Executor, type PlatformTables } from '../db/index.js';
 import type { JobQueue } from './types.js';
 
 /** What a handler learns about the run it is in. */
@@ -83,8 +83,13 @@ export class Jobs {
     return this.queue.kind;
   }
 
-  async enqueue<S extends TSchema>(executor: Executor, def: JobDefinition<S>, data: Static<S>, opts: { delaySeconds?: number } = {}): Promise<string> {
-    return this.queue.enqueue(executor, def.name, checked(def, data) as Record<string, unknown>, { ...opts, retryLimit: def.retryLimit + 1 });
+  async enqueue<S extends TSchema, DB extends PlatformTables>(
+    executor: Executor<DB>,
+    def: JobDefinition<S>,
+    data: Static<S>,
+    opts: { delaySeconds?: number } = {},
+  ): Promise<string> {
+    return this.queue.enqueue(platformTables(executor), def.name, checked(def, data) as Record<string, unknown>, { ...opts, retryLimit: def.retryLimit + 1 });
   }
 
   register<S extends TSchema, C>(def: JobDefinition<S, C>, ctx: C): void {
