@@ -356,7 +356,7 @@ describe('writeUsdz: vertex colours over a base colour texture', () => {
     const uv = prim.getAttribute('TEXCOORD_0')!;
     const cells = new Float32Array(uv.getCount() * 2);
     for (let i = 0; i < uv.getCount(); i++) {
-      const [u, v] = uv.getElement(i, []);
+      const [u, v] = uv.getElement(i, [0, 0]);
       const f = Math.floor(i / 4);
       cells.set(tiled ? [u * 2, v * 2] : [((f % 3) + u) / 3, (Math.floor(f / 3) + v) / 2], i * 2);
     }
