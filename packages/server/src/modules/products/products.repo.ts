@@ -210,10 +210,6 @@ export async function tagCounts(db: Executor, orgIds: string[], page: { limit: n
   return { rows: rows.map((r) => ({ tag: r.tag, count: Number(r.count) })), total: Number(total) };
 }
 
-export async function insertImages(db: Executor, rows: ImageRow[]) {
-  if (rows.length) await db.insertInto('images').values(rows).execute();
-}
-
 export async function updateImageRow(db: Executor, id: string, patch: Partial<Omit<ImageRow, 'id' | 'product_id' | 'org_id'>>) {
   await db.updateTable('images').set(patch).where('id', '=', id).execute();
 }
