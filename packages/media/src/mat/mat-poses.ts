@@ -17,6 +17,8 @@ export const MIN_MAT_VIEWS = 3;
 const DETECT_MAX_SIDE = 2048;
 /** A photo whose corners sit further than this (pixels, RMS) from the fitted camera was misread. */
 const MAX_VIEW_ERROR_PX = 2;
+/** A corner further than this (pixels) from the first fit was found on something else (the product's outline). */
+const MAX_CORNER_ERROR_PX = 1.5;
 
 export interface MatInput {
   images: readonly Buffer[];
@@ -45,7 +47,12 @@ async function charucoDetector(): Promise<{ cv: CvAny; detector: any }> {
   const params = new cv.aruco_DetectorParameters();
   // Sub-pixel corners on the markers; the chessboard corners are refined by the ChArUco step itself.
   params.cornerRefinementMethod = cv.CORNER_REFINE_SUBPIX;
-  detector = { cv, detector: new cv.aruco_CharucoDetector(board, new cv.aruco_CharucoParameters(), params, new cv.aruco_RefineParameters(10, 3, true)) };
+  // A corner next to one seen marker counts (OpenCV asks for two by default): the product hides markers, and a
+  // mat seen at a slant loses its far ones; each corner is still refined on the image, and a misread photo is
+  // dropped by its reprojection error below.
+  const charuco = new cv.aruco_CharucoParameters();
+  charuco.minMarkers = 1;
+  detector = { cv, detector: new cv.aruco_CharucoDetector(board, charuco, params, new cv.aruco_RefineParameters(10, 3, true)) };
   return detector;
 }
 
@@ -162,6 +169,28 @@ function rodrigues(v: readonly number[]): Mat3 {
   return [t * x * x + c, t * x * y - s * z, t * x * z + s * y, t * x * y + s * z, t * y * y + c, t * y * z - s * x, t * x * z - s * y, t * y * z + s * x, t * z * z + c];
 }
 
+/** The detection without the corners that sit off its camera from the first fit; null when too few remain. */
+function withoutStrayCorners(d: Detection, cal: Calibration, pose: Calibration['poses'][number]): Detection | null {
+  const r = rodrigues(pose.rvec);
+  const t = pose.tvec;
+  const corners3d = matCorners();
+  const ids: number[] = [];
+  const points: number[] = [];
+  d.ids.forEach((id, k) => {
+    // The board's frame, as in calibrate().
+    const [x, , y] = corners3d[id];
+    const cx = r[0] * x + r[1] * y + t[0];
+    const cy = r[3] * x + r[4] * y + t[1];
+    const cz = r[6] * x + r[7] * y + t[2];
+    const [u, v] = [d.points[2 * k], d.points[2 * k + 1]];
+    if (Math.hypot((cal.fx * cx) / cz + cal.cx - u, (cal.fx * cy) / cz + cal.cy - v) <= MAX_CORNER_ERROR_PX) {
+      ids.push(id);
+      points.push(u, v);
+    }
+  });
+  return ids.length >= MIN_CORNERS && spread(ids) ? { ...d, ids, points } : null;
+}
+
 /**
  * Board frame (x right, y down the page, z into the paper) → the mat's frame (x right, y up, z down the
  * page): (x, y, z)_board = (x, z, −y)_mat, so R = R_board·B with B's rows (1,0,0), (0,0,1), (0,−1,0).
@@ -194,6 +223,13 @@ export async function recoverCamerasFromMat(input: MatInput): Promise<CameraReco
   if (group.length < MIN_MAT_VIEWS) return empty;
   let kept = group;
   let calibration = calibrate(cv, kept, kept[0].width, kept[0].height);
+  // A corner the product hides can still be "found" on the product's outline next to a seen marker: drop the
+  // corners that sit off the first fit, then fit again.
+  if (calibration) {
+    const first = calibration;
+    kept = kept.map((d, i) => withoutStrayCorners(d, first, first.poses[i])).filter((d): d is Detection => d !== null);
+    calibration = kept.length >= MIN_MAT_VIEWS ? calibrate(cv, kept, kept[0].width, kept[0].height) : null;
+  }
   // A misread photo drags the shared focal length: drop it and fit again.
   if (calibration && calibration.poses.some((p) => p.error > MAX_VIEW_ERROR_PX)) {
     kept = kept.filter((_, i) => calibration!.poses[i].error <= MAX_VIEW_ERROR_PX);

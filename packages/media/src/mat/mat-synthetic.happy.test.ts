@@ -42,7 +42,7 @@ describe('a textureless product on the capture mat (handheld photos, cameras unk
     }
 
     const recovery = await recoverCamerasFromMat({ images: views.map((v) => v.image) });
-    expect(recovery.cameras.length).toBeGreaterThanOrEqual(COUNT - 2);
+    expect(recovery.cameras.length).toBeGreaterThanOrEqual(COUNT - 1);
     // The mat's frame is the scene's: each camera sits where the photo was taken from.
     const truth = handheldCameras(COUNT, 3, MAT_PATH);
     const errorsMm = recovery.cameras.map((cam) => {
@@ -51,8 +51,9 @@ describe('a textureless product on the capture mat (handheld photos, cameras unk
       return Math.hypot(c[0] - t.x, c[1] - t.y, c[2] - t.z) * 1000;
     });
     const fovDeg = (2 * Math.atan(HEIGHT / 2 / recovery.cameras[0].fy) * 180) / Math.PI;
-    console.log('mat poses', recovery.cameras.length, 'centre error mm', errorsMm.map((e) => e.toFixed(1)).join(' '), 'fov', fovDeg.toFixed(2), recovery.timings);
-    expect(Math.max(...errorsMm)).toBeLessThan(10);
+    const unposed = truth.map((_, view) => view).filter((view) => !recovery.cameras.some((c) => c.view === view));
+    console.log('mat poses', recovery.cameras.length, 'unposed', unposed.map((v) => `${v} (${((Math.asin((truth[v].y - MAT_PATH.aimY - 0.01) / Math.hypot(truth[v].x, truth[v].y - MAT_PATH.aimY - 0.01, truth[v].z)) * 180) / Math.PI).toFixed(0)}°)`), 'centre error mm', errorsMm.map((e) => e.toFixed(1)).join(' '), 'fov', fovDeg.toFixed(2), recovery.timings);
+    expect(Math.max(...errorsMm)).toBeLessThan(5);
     expect(fovDeg).toBeCloseTo(45, 0);
 
     // Through the engine: no dimensions, no angles.
