@@ -2,6 +2,7 @@ import { idempotencyPrincipalMigration } from './http/idempotency.migration.js';
 import { analyticsMigration } from './modules/analytics/analytics.migration.js';
 import { exportsMigration } from './modules/export/export.migration.js';
 import { productsMigration } from './modules/products/products.migration.js';
+import { stepCostsMigration } from './modules/quotes/quotes.migration.js';
 import { uploadsMigration, uploadsPrivateMigration, uploadsUsedByMigration } from './modules/uploads/uploads.migration.js';
 import { webhooksMigration } from './modules/webhooks/webhooks.migration.js';
 import { together, type MigrationSet } from './platform/db/migrations.js';
@@ -18,4 +19,5 @@ export const MODULE_MIGRATIONS: MigrationSet = (dialect) => ({
   '0006_idempotency_principal': idempotencyPrincipalMigration,
   '0007_uploads_private': uploadsPrivateMigration,
   '0007_uploads_used_by': uploadsUsedByMigration,
+  '0008_step_costs': stepCostsMigration,
 });

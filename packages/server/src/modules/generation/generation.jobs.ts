@@ -13,6 +13,7 @@ import { cutoutOf } from '../products/products.json.js';
 import type { ProductRecord } from '../products/products.types.js';
 import type { ModelQualityRecord } from '../products/products.types.js';
 import { createGenerator } from './generation.service.js';
+import { recordStepDurations, StepTimer } from '../quotes/step-costs.js';
 import { isMediaRefusal, MediaError, type GenerateHints, type Generator, type GeneratorView } from '@plinth/media';
 
 /** Generation and renders get one retry; the second failure is final and refunds. */
@@ -95,20 +96,27 @@ const externalQuality = (views: number): ModelQualityRecord => ({
 
 async function generate(deps: Deps, generator: Generator, product: ProductRecord) {
   if (!(await modelGenerating(deps, deps.database.db, product))) return;
+  // Each step's duration feeds the costs later quotes estimate from (modules/quotes/step-costs.ts).
+  const timer = new StepTimer(deps.clock);
+  const step = (percent: number, name: string) => {
+    timer.enter(name);
+    return reportProgress(deps, product.id, percent, name);
+  };
+  await step(2, 'fetching');
   const views = await loadViews(deps, product);
   if (!views.length) throw new InputRejected('no_usable_views', 'No usable image to build a model from (all were rejected or failed analysis).');
-  const result = await generator.generate(views, await generationHints(deps, product), (percent, step) =>
-    reportProgress(deps, product.id, 5 + percent * 0.85, step),
-  );
-  await reportProgress(deps, product.id, 92, 'writing_model');
+  const result = await generator.generate(views, await generationHints(deps, product), (percent, name) => step(5 + percent * 0.85, name));
+  await step(92, 'storing_model');
   const model = await deps.media.run('model.process_buffer', { data: result.glb, baseUrl: null, options: { caps: deps.config.modelLimits } }, { fetchBytes: refuseExternal });
   const keys = await storeModel(deps, product, model);
-  await inTransaction(deps.database.db, async (trx) => {
+  const ready = await inTransaction(deps.database.db, async (trx) => {
     const current = await loadProduct(trx, product.id);
-    if (current?.modelStatus === 'generating') {
-      await modelReady(deps, trx, current, { ...storedModel(keys, model, current.model, 'generated'), quality: result.quality ?? externalQuality(views.length) });
-    }
+    if (current?.modelStatus !== 'generating') return false;
+    await modelReady(deps, trx, current, { ...storedModel(keys, model, current.model, 'generated'), quality: result.quality ?? externalQuality(views.length) });
+    return true;
   });
+  // Only a completed generation measures anything: a failed one stopped part-way.
+  if (ready) await recordStepDurations(deps.database.db, timer.finish(), views.length, deps.clock.now().toISOString());
 }
 
 async function render(deps: Deps, product: ProductRecord) {

@@ -9,6 +9,7 @@ import { FetchError } from '../../platform/fetch/types.js';
 import { requireTool } from '../../platform/tools.js';
 import { defineJob, type JobFailure } from '../../platform/jobs/define.js';
 import { generateModelJob } from '../generation/generation.jobs.js';
+import { recordStepDurations, StepTimer } from '../quotes/step-costs.js';
 import { imagesFailed, imagesIngested, modelFailed, modelReplacementFailed, reportProgress, titleFound } from '../products/products.lifecycle.js';
 import { loadProduct } from '../products/products.repo.js';
 import type { ImageOrigin, ProblemInfo, ProductRecord } from '../products/products.types.js';
@@ -51,9 +52,14 @@ type Source = { origin: ImageOrigin; url: string | null; load: () => Promise<Buf
 
 async function ingestImages(deps: Deps, product: ProductRecord, sources: Source[], data: IngestData) {
   let done = 0;
+  // Shared by the worker's media children: a photo already cut out (a retry, another product) is not cut out again.
+  const cutoutCacheDir = join(deps.config.dataDir, 'cutouts');
+  // The cut-out's cost per photo (with its download) feeds later quotes' estimates.
+  const timer = new StepTimer(deps.clock);
+  timer.enter('cutting_out');
   const images = await mapLimit(sources, IN_FLIGHT, async (s): Promise<StoredImage> => {
     try {
-      const processed = await deps.media.run('image.process', { data: await s.load(), options: { segmenter: deps.config.segmenter } });
+      const processed = await deps.media.run('image.process', { data: await s.load(), options: { segmenter: deps.config.segmenter, cutoutCacheDir } });
       return await storeImageFiles(deps, product, processed, s.origin, s.url);
     } catch (err) {
       if (!isMediaError(err) && !(err instanceof InputRejected) && !(err instanceof FetchError)) throw err;
@@ -62,6 +68,7 @@ async function ingestImages(deps: Deps, product: ProductRecord, sources: Source[
       await reportProgress(deps, product.id, 10 + (80 * ++done) / sources.length, 'processing_images');
     }
   });
+  if (images.some((i) => !i.error)) await recordStepDurations(deps.database.db, timer.finish(), images.length, deps.clock.now().toISOString());
   await finishImages(deps, product, images, data);
 }
 
@@ -130,7 +137,9 @@ async function handleVideo(deps: Deps, product: ProductRecord, data: IngestData)
     await reportProgress(deps, product.id, 10, 'extracting_frames');
     const { ffmpeg, ffprobe } = deps.config.tools;
     await requireTool(deps.config.tools, 'ffmpeg');
-    const frames = await deps.media.run('video.frames', { file, options: { workDir: dir, tools: { ffmpeg, ffprobe } } });
+    // A turntable spin needs 12–24 distinct views; a walk-around (or `auto`) 24–60 overlapping ones for sequential matching.
+    const capture = product.source.capture?.kind ?? 'auto';
+    const frames = await deps.media.run('video.frames', { file, options: { capture, workDir: dir, tools: { ffmpeg, ffprobe } } });
     const sources = frames.map((frame): Source => ({ origin: 'video_frame', url: null, load: async () => frame }));
     return await ingestImages(deps, product, sources, data);
   } finally {

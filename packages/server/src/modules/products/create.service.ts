@@ -12,6 +12,7 @@ import { emitProductEvent } from './products.events.js';
 import { debitCredits, findOrganization } from '../orgs/orgs.repo.js';
 import { assertCredits, assertPlanAllows } from '../quotes/plan.js';
 import { priceOf, type CreateInput } from '../quotes/pricing.js';
+import { loadStepCosts } from '../quotes/step-costs.js';
 import { signQuote, verifyQuote, type QuotePayload } from '../quotes/quote-token.js';
 import { commitOrder } from './order.service.js';
 import { countActiveProducts, findProduct, insertProduct } from './products.repo.js';
@@ -141,7 +142,7 @@ export async function quote(
   if (!org) throw new AppError('not_found', 'No such organization.');
   assertPlanAllows(org, { addsProduct: op === 'create', activeProducts: op === 'create' ? await countActiveProducts(db, orgId) : 0 });
   await assertCustomIdFree(db, orgId, input.custom_id as string | undefined);
-  const price = priceOf(op, input, deps.config.pricing);
+  const price = priceOf(op, input, deps.config.pricing, await loadStepCosts(db));
   assertCredits(org.credit_balance, price.credits);
   const now = deps.clock.now().getTime();
   const exp = Math.floor(now / 1000) + deps.config.pricing.quoteTtlSeconds;

@@ -1,5 +1,6 @@
 import type { Pricing } from '../../config.js';
 import type { Operation } from './quote-token.js';
+import { PRIOR_COSTS, type StepCosts } from './step-costs.js';
 
 export interface CreateInput {
   image_urls?: string[];
@@ -15,36 +16,43 @@ export interface CreateInput {
 }
 
 /**
- * Seconds a model takes, from step costs measured on a 2-core machine (docs/generation.md): recovering
- * cameras costs about 2 s per photo (feature extraction and matching at 1024 px), carving and texturing
- * about 15 s whatever the count; the turntable path skips the cameras.
+ * Seconds a model takes: its steps' measured costs (see step-costs.ts), per photo for finding the
+ * cameras, per job for the rest. The turntable path skips the cameras.
  */
-export function generationSeconds(views: number, capture: CreateInput['capture']): number {
+export function generationSeconds(views: number, capture: CreateInput['capture'], costs: StepCosts = PRIOR_COSTS): number {
   const posed = (capture?.kind ?? 'auto') !== 'turntable';
-  return 15 + (posed ? 20 + 2 * views : views);
+  return costs.fetching + (posed ? costs.finding_cameras * views : 0) + costs.carving + costs.texturing + costs.storing_model;
 }
+
+/** Frames a video gives (video-frames.ts in the media engine): up to 24 for a turntable, up to 60 for a walk-around. */
+const videoFrames = (capture: CreateInput['capture']) => ((capture?.kind ?? 'auto') === 'turntable' ? 24 : 60);
+/** Photos a product page is assumed to show. */
+const PAGE_PHOTOS = 8;
 
 export interface Price {
   credits: number;
   estimatedSeconds: number;
 }
 
-/** The price of an operation from the one pricing table. Deterministic: a commit recomputes it. */
-export function priceOf(op: Operation, input: CreateInput | Record<string, unknown>, p: Pricing): Price {
+/**
+ * The price of an operation from the one pricing table. The credits are deterministic (a commit
+ * recomputes them); the seconds follow the step costs measured on this installation.
+ */
+export function priceOf(op: Operation, input: CreateInput | Record<string, unknown>, p: Pricing, costs: StepCosts = PRIOR_COSTS): Price {
   if (op === 'order_model') {
     const order = input as { views?: number; capture?: CreateInput['capture'] };
-    return { credits: p.modelGeneration, estimatedSeconds: generationSeconds(order.views ?? 24, order.capture) };
+    return { credits: p.modelGeneration, estimatedSeconds: Math.round(generationSeconds(order.views ?? 24, order.capture, costs)) };
   }
   if (op === 'order_renders') return { credits: p.renders, estimatedSeconds: 40 };
   const i = input as CreateInput;
   let credits = 0;
   let seconds = 0;
-  // Video keeps up to 60 frames for a walk-around; a product page has a handful of photos.
-  const views = i.image_urls || i.image_paths ? (i.image_urls ?? i.image_paths ?? []).length : i.video_url ? 60 : 8;
-  if (i.image_urls || i.image_paths) {
-    const n = views;
-    credits += n * p.image;
-    seconds += 5 + 2 * n;
+  const photos = i.image_urls ?? i.image_paths;
+  const views = photos ? photos.length : i.video_url ? videoFrames(i.capture) : PAGE_PHOTOS;
+  // Fetching and decoding is a few seconds whatever the source; every photo or frame is then cut out.
+  if (photos) {
+    credits += views * p.image;
+    seconds += 5;
   } else if (i.video_url) {
     credits += p.video;
     seconds += 30;
@@ -52,9 +60,10 @@ export function priceOf(op: Operation, input: CreateInput | Record<string, unkno
     credits += p.sourcePage;
     seconds += 15;
   }
+  seconds += costs.cutting_out * views;
   if (i.generate_model) {
     credits += p.modelGeneration;
-    seconds += generationSeconds(views, i.capture);
+    seconds += generationSeconds(views, i.capture, costs);
   }
-  return { credits, estimatedSeconds: seconds };
+  return { credits, estimatedSeconds: Math.round(seconds) };
 }
