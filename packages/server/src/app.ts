@@ -19,6 +19,7 @@ import { Authenticator } from './modules/auth/auth.service.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
 import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { captureMatRoutes } from './modules/capture-mat/capture-mat.routes.js';
 import { dashboardApiRoutes } from './modules/dashboard-api/dashboard-api.routes.js';
 import { dashboardWebRoutes } from './modules/dashboard-web/dashboard-web.routes.js';
 import { embedRoutes } from './modules/embed/embed.routes.js';
@@ -143,6 +144,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(embedRoutes(deps));
   await app.register(embedProductRoutes(deps));
   await app.register(dashboardApiRoutes(deps));
+  await app.register(captureMatRoutes());
   await app.register(dashboardWebRoutes());
   return app;
 }
