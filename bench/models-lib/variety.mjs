@@ -2,9 +2,8 @@
 // transmission, skinned, several primitives, a node hierarchy in centimetres, a large scan), each built from
 // shapes whose true size is known in advance: the answer comes from the construction, not from a measurement.
 // Used by bench/models.mjs and by the server's model-variety test.
-import { Accessor, Document, Logger, NodeIO, Primitive } from '@gltf-transform/core';
+import { Accessor, Document, Logger, Primitive } from '@gltf-transform/core';
 import {
-  ALL_EXTENSIONS,
   KHRMaterialsClearcoat,
   KHRMaterialsIOR,
   KHRMaterialsTransmission,
@@ -12,27 +11,15 @@ import {
   KHRTextureTransform,
 } from '@gltf-transform/extensions';
 import { draco, meshopt, quantize } from '@gltf-transform/functions';
-import draco3d from 'draco3dgltf';
-import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
+import { meshCodecIO } from '@plinth/media';
+import { MeshoptEncoder } from 'meshoptimizer/encoder';
 import sharp from 'sharp';
 
 // gltf-transform reports each step (prune, sparse sizes) on stdout; a bench table should not be interleaved with it.
 const quiet = new Logger(Logger.Verbosity.ERROR);
-let ioPromise = null;
 
-/** One NodeIO that writes and reads Draco and meshopt. */
-export function varietyIO() {
-  ioPromise ??= (async () => {
-    const [encoder, decoder] = await Promise.all([draco3d.createEncoderModule(), draco3d.createDecoderModule(), MeshoptEncoder.ready, MeshoptDecoder.ready]);
-    return new NodeIO().setLogger(quiet).registerExtensions(ALL_EXTENSIONS).registerDependencies({
-      'draco3d.encoder': encoder,
-      'draco3d.decoder': decoder,
-      'meshopt.encoder': MeshoptEncoder,
-      'meshopt.decoder': MeshoptDecoder,
-    });
-  })();
-  return ioPromise;
-}
+/** One NodeIO that writes and reads Draco and meshopt: the media engine's own. */
+export const varietyIO = meshCodecIO;
 
 // ---- geometry ----------------------------------------------------------------------------------------------
 
@@ -398,8 +385,9 @@ export const MODEL_KINDS = [
 export async function makeModel(name, { largeTriangles = 500_000 } = {}) {
   const kind = MODEL_KINDS.find((k) => k.name === name);
   if (!kind) throw new Error(`unknown model kind ${name}`);
-  const { doc, truth, triangles: count } = await kind.make(largeTriangles);
+  // First: it also readies the Draco and meshopt encoders the makers use.
   const io = await varietyIO();
+  const { doc, truth, triangles: count } = await kind.make(largeTriangles);
   const glb = Buffer.from(await io.writeBinary(doc));
   const extensions = doc.getRoot().listExtensionsUsed().map((e) => e.extensionName);
   return { name, glb, trueSize: sizeOf(truth), triangles: count, extensions };

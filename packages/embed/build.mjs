@@ -2,7 +2,8 @@
 // <script type="module">. Then measures the embed's own code alone (those libraries left external),
 // since that is the part this package controls and keeps small.
 import { build } from 'esbuild';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -41,6 +42,16 @@ const full = await build({ ...common, write: false, metafile: true, legalComment
 const bundle = full.outputFiles[0].contents;
 mkdirSync(dirname(outfile), { recursive: true });
 writeFileSync(outfile, bundle);
+
+// The mesh decoders model-viewer loads at run time, served by the API beside the bundle (src/features/decoders.ts):
+// Draco's WebAssembly decoder (Apache-2.0) as the bundled three.js release ships it for its DRACOLoader, and an
+// empty script whose load turns on the meshopt decoder already inside the bundle.
+const dracoSource = join(dirname(createRequire(import.meta.url).resolve('three')), '..', 'examples/jsm/libs/draco/gltf');
+const decoders = join(here, 'dist', 'decoders');
+mkdirSync(join(decoders, 'draco'), { recursive: true });
+for (const file of ['draco_wasm_wrapper.js', 'draco_decoder.wasm', 'draco_decoder.js']) copyFileSync(join(dracoSource, file), join(decoders, 'draco', file));
+copyFileSync(join(dracoSource, '..', 'README.md'), join(decoders, 'draco', 'README.md'));
+writeFileSync(join(decoders, 'meshopt.js'), '// Plinth: model-viewer enables its bundled meshopt decoder once this script has loaded.\n');
 
 const own = await build({
   ...common,

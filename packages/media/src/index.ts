@@ -48,6 +48,7 @@ export {
   type RescaleTarget,
 } from './gltf/model-pipeline.js';
 export { modelWarnings, UNUSUAL_SIZE, type ModelWarning } from './gltf/model-stats.js';
+export { meshCodecIO, type MeshCompression } from './gltf/model-compression.js';
 
 // 3D generation.
 export type { Generator, GeneratorView, GenerateHints, GenerateResult, ProgressFn } from './generate/generator.js';

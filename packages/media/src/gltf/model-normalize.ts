@@ -8,7 +8,7 @@ import { MediaError } from '../errors.js';
 import type { ParsedContainer } from './model-container.js';
 
 // gltf-transform logs every transform step at INFO to stdout; only problems matter to us.
-const quietLogger = new Logger(Logger.Verbosity.WARN);
+export const quietLogger = new Logger(Logger.Verbosity.WARN);
 
 let ioPromise: Promise<NodeIO> | null = null;
 
@@ -29,8 +29,8 @@ export function getIO(): Promise<NodeIO> {
   return ioPromise;
 }
 
-// Compression that is decoded on read and does not survive into our output: the stored GLB is what the validator,
-// the USDZ writer and every viewer read without a decoder.
+// Compression is decoded on read and dropped from the document: normalisation, the validator and the USDZ writer
+// work on plain geometry. The pipeline encodes the stored GLB again with the input's method (model-compression.ts).
 const DECODE_ONLY_EXTENSIONS = new Set(['EXT_meshopt_compression', 'KHR_draco_mesh_compression']);
 
 export async function readDocument(container: ParsedContainer, resources: ReadonlyMap<string, Uint8Array>): Promise<Document> {

@@ -1,6 +1,7 @@
 import type { Document } from '@gltf-transform/core';
 import { MediaError } from '../errors.js';
 import { checkDeclaredCaps, checkTextureCaps, declaredImages, DEFAULT_MODEL_CAPS, type ModelCaps } from './model-caps.js';
+import { compressGlb, declaredCompression, type MeshCompression } from './model-compression.js';
 import { listExternalUris, parseContainer } from './model-container.js';
 import { normalizeDocument, readDocument, writeGlb } from './model-normalize.js';
 import { fetchExternalResources, type FetchBytes } from './model-resources.js';
@@ -20,7 +21,10 @@ export interface ModelDimensions {
 }
 
 export interface ProcessedModel {
+  /** The stored GLB: Draco- or meshopt-compressed when the input was, else plain. */
   glb: Buffer;
+  /** The input's mesh compression, kept on `glb`; null when the input had none or re-encoding it failed its check. */
+  compression: MeshCompression | null;
   usdz: Buffer;
   dimensions: ModelDimensions;
   triangles: number;
@@ -100,11 +104,14 @@ export async function processModelBuffer(
 
   const doc = await readDocument(container, resources);
   await normalizeDocument(doc, { maxTextureSize });
-  return finish(doc, caps);
+  return finish(doc, caps, declaredCompression(container.json));
 }
 
-/** Measures, writes and re-validates; shared by import and rescale. */
-async function finish(doc: Document, caps: ModelCaps = DEFAULT_MODEL_CAPS): Promise<ProcessedModel> {
+/**
+ * Measures, writes and re-validates; shared by import and rescale. The validator cannot look inside Draco or
+ * meshopt, so the plain GLB is the one validated and the USDZ's source; a compressed copy is then stored.
+ */
+async function finish(doc: Document, caps: ModelCaps, keep: MeshCompression | null): Promise<ProcessedModel> {
   const scene = displayScene(doc);
   const dimensions = measureDimensions(scene);
   const triangles = countTriangles(scene);
@@ -118,12 +125,15 @@ async function finish(doc: Document, caps: ModelCaps = DEFAULT_MODEL_CAPS): Prom
     throw new Error(`Normalised GLB failed validation with ${check.errors} error(s): ${detail.join('; ')}`);
   }
   const { usdz } = await writeUsdz(doc, scene, caps.maxTriangles);
+  const compressed = keep ? await compressGlb(glb, keep, { dimensions, triangles }) : null;
+  const stored = compressed ?? glb;
   return {
-    glb,
+    glb: stored,
+    compression: compressed ? keep : null,
     usdz,
     dimensions,
     triangles,
-    bytes: glb.byteLength,
+    bytes: stored.byteLength,
     validation: { errors: check.errors, warnings: check.warnings },
     warnings: modelWarnings(dimensions),
   };
@@ -188,5 +198,5 @@ export async function rescaleModel(glb: Buffer, scale: RescaleTarget): Promise<P
   const doc = await readDocument(container, new Map());
   const factor = scaleFactor(measureDimensions(displayScene(doc)), scale);
   applyUniformScale(doc, factor);
-  return finish(doc);
+  return finish(doc, DEFAULT_MODEL_CAPS, declaredCompression(container.json));
 }

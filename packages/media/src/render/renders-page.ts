@@ -44,6 +44,7 @@ const PAGE_SCRIPT = String.raw`
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
+import { DRACOLoader } from 'three/addons/loaders/DRACOLoader.js';
 import { RoomEnvironment } from 'three/addons/environments/RoomEnvironment.js';
 
 let renderer = null;
@@ -98,11 +99,16 @@ async function load({ size, fovDeg, fill, environment }) {
 
   const loader = new GLTFLoader();
   loader.setMeshoptDecoder(MeshoptDecoder);
+  // Stored models keep the Draco compression they arrived with; the decoder is three's own copy.
+  const draco = new DRACOLoader().setDecoderPath('${THREE_PREFIX}examples/jsm/libs/draco/gltf/');
+  loader.setDRACOLoader(draco);
   let gltf;
   try {
     gltf = await loader.loadAsync('${MODEL_PATH}');
   } catch (err) {
     throw new Error('GLB failed to load: ' + (err && err.message ? err.message : String(err)));
+  } finally {
+    draco.dispose();
   }
   const model = gltf.scene;
   scene.add(model);

@@ -93,8 +93,8 @@ const threeFiles = new Map<string, Promise<Buffer>>();
 
 function readThreeFile(rel: string): Promise<Buffer> | null {
   const file = path.resolve(threeRoot, rel);
-  // Only .js under the package: the page cannot read anything else from disk.
-  if (!file.startsWith(threeRoot + path.sep) || !file.endsWith('.js')) return null;
+  // Only .js (and Draco's .wasm decoder) under the package: the page cannot read anything else from disk.
+  if (!file.startsWith(threeRoot + path.sep) || !/\.(js|wasm)$/.test(file)) return null;
   let cached = threeFiles.get(file);
   if (!cached) {
     cached = readFile(file);
@@ -118,7 +118,8 @@ async function serve(route: Route, glb: Buffer): Promise<void> {
   if (url.pathname.startsWith(THREE_PREFIX)) {
     const rel = decodeURIComponent(url.pathname.slice(THREE_PREFIX.length));
     const body = await readThreeFile(rel)?.catch(() => null);
-    if (body) return route.fulfill({ status: 200, headers, contentType: 'text/javascript; charset=utf-8', body });
+    const contentType = rel.endsWith('.wasm') ? 'application/wasm' : 'text/javascript; charset=utf-8';
+    if (body) return route.fulfill({ status: 200, headers, contentType, body });
   }
   return route.fulfill({ status: 404, headers, body: 'not found' });
 }

@@ -6,6 +6,7 @@ import { sendError } from '../../http/error-handler.js';
 import { demoNotFoundHtml, demoPageHtml } from './demo.page.js';
 import { DemoKeys } from './demo.service.js';
 import { EmbedBundle, embedVersion } from './embed.bundle.js';
+import { EmbedDecoders } from './embed.decoders.js';
 
 export interface EmbedRoutesOptions {
   /** the built bundle; tests point it elsewhere to see the unbuilt case */
@@ -15,6 +16,8 @@ export interface EmbedRoutesOptions {
 /** A shop's page picks up a fix within minutes; the versioned URL never changes, so it is kept for a year. */
 const PLAIN_CACHE = 'public, max-age=300';
 const VERSIONED_CACHE = 'public, max-age=31536000, immutable';
+/** Decoders change only with three.js; a day, revalidated by ETag. */
+const DECODER_CACHE = 'public, max-age=86400';
 const hidden = { hide: true } as const;
 const pub = { auth: 'public' } as const;
 
@@ -70,6 +73,21 @@ export const embedRoutes =
       // Only the current build is kept: an old version's URL answers 404 rather than newer code under an immutable name.
       if ((request.params as { file: string }).file !== versionedPath.slice('/embed/'.length)) throw notFound('embed version');
       return sendBundle(request, reply, VERSIONED_CACHE);
+    });
+
+    const decoders = new EmbedDecoders(options.bundlePath);
+    // Fetched by model-viewer from the shop's page (Draco's wrapper and WebAssembly) or loaded as a script (meshopt).
+    app.get('/embed/decoders/*', { config: pub, schema: hidden }, async (request, reply) => {
+      const file = await decoders.load((request.params as { '*': string })['*']);
+      if (!file) throw notFound('decoder');
+      reply.header('Access-Control-Allow-Origin', '*');
+      reply.header('Cross-Origin-Resource-Policy', 'cross-origin');
+      reply.header('X-Content-Type-Options', 'nosniff');
+      reply.header('Cache-Control', DECODER_CACHE);
+      reply.header('ETag', file.etag);
+      reply.type(file.contentType);
+      if (request.headers['if-none-match'] === file.etag) return reply.status(304).send();
+      return reply.send(file.body);
     });
 
     // The page runs /embed.js only; models, textures and posters come from this API or its storage.
