@@ -107,10 +107,13 @@ describe('model.warnings', { timeout: 180_000 }, () => {
     expect(p.model.warnings).toHaveLength(1);
     expect(p.model.warnings[0].code).toBe('unusual_size');
     expect(p.model.warnings[0].message).toMatch(/30 m .*Rescale/);
+    expect(p.model.quality).toMatchObject({ method: 'imported', scale_source: 'file' });
 
     const rescaled = await t.app.inject({ method: 'POST', url: `/v1/products/${p.id}/model/rescale`, headers: headers(), payload: { dimensions: { height: 0.3 } } });
     expect(rescaled.statusCode, rescaled.body).toBe(200);
     expect(rescaled.json().model.warnings).toEqual([]);
+    // The model keeps how it was made; its size is now the caller's.
+    expect(rescaled.json().model.quality).toMatchObject({ method: 'imported', scale_source: 'given' });
     expect((await get(p.id)).model.warnings).toEqual([]);
 
     // Rescaled down to 3 mm, the warning comes back, saying so.

@@ -5,6 +5,7 @@ import { inTransaction } from '../../platform/db/index.js';
 import { BlobNotFoundError } from '../../platform/storage/types.js';
 import type { Principal } from '../auth/principal.js';
 import { modelReplacementQueued, productChanged } from '../products/products.lifecycle.js';
+import { servedQuality } from '../products/products.json.js';
 import { findProduct, updateImageRow } from '../products/products.repo.js';
 import type { ProductRecord, StoredModel, ViewerSettings } from '../products/products.types.js';
 import { storeModel, storedModel } from '../ingest/ingest-model.js';
@@ -112,7 +113,10 @@ export async function rescale(
     if (!current?.model || current.model.glbKey !== previous.glbKey) {
       throw new AppError('conflict', 'The model changed during the rescale; try again.', { reason: 'model_changed' });
     }
-    await productChanged(deps, trx, productId, { model: storedModel(keys, result, current.model, current.model.origin) }, at);
+    // The model keeps how it was made; its size is now the one the caller gave.
+    const quality = servedQuality(current.model);
+    const model = { ...storedModel(keys, result, current.model, current.model.origin), quality: quality && { ...quality, scale_source: 'given' as const } };
+    await productChanged(deps, trx, productId, { model }, at);
     const rescaled = (await findProduct(trx, productId, [product.orgId]))!;
     // A retried rescale must not scale twice: its idempotency record commits with the new model.
     await effect?.(trx, rescaled);

@@ -1,7 +1,7 @@
 import { modelWarnings } from '@plinth/media';
 import { isBrowserAssetKey } from '../../platform/storage/names.js';
 import type { BlobStore } from '../../platform/storage/types.js';
-import type { ImageRecord, ModelQualityRecord, ProductRecord } from './products.types.js';
+import type { ImageRecord, ModelQualityRecord, ProductRecord, StoredModel } from './products.types.js';
 
 /** Asset URLs are built at read time, so a PUBLIC_URL change never leaves stale URLs in the database. */
 export function imageJson(i: ImageRecord, storage: BlobStore) {
@@ -52,6 +52,11 @@ const IMPORTED_QUALITY: ModelQualityRecord = {
   scale_source: 'file',
 };
 
+/** The quality a stored model is served with; models stored before quality existed get the imported or no record. */
+export function servedQuality(m: StoredModel): ModelQualityRecord | null {
+  return m.quality ?? (m.origin === 'imported' ? IMPORTED_QUALITY : null);
+}
+
 export function modelUrl(p: ProductRecord, storage: BlobStore): string | null {
   return p.model && p.modelStatus === 'ready' ? storage.publicUrl(p.model.glbKey) : null;
 }
@@ -81,7 +86,7 @@ export function productJson(p: ProductRecord, storage: BlobStore) {
           bytes: m.bytes,
           settings: m.settings,
           origin: m.origin,
-          quality: m.quality ?? (m.origin === 'imported' ? IMPORTED_QUALITY : null),
+          quality: servedQuality(m),
           // Models stored before warnings existed get them from their stored size.
           warnings: m.warnings ?? (m.dimensions ? modelWarnings(m.dimensions) : []),
         }
