@@ -39,6 +39,9 @@ describe('models of every kind, uploaded from disk and imported through the API'
     expect(glb.statusCode).toBe(200);
     const stored = await (await varietyIO()).readBinary(glb.rawPayload);
     expect(sizeError(restPoseSize(stored), model.trueSize)).toBeLessThan(0.001);
+    // Draco and meshopt files stay compressed; the others gain no compression.
+    const compression = (names: string[]) => names.filter((e) => e === 'KHR_draco_mesh_compression' || e === 'EXT_meshopt_compression');
+    expect(compression(stored.getRoot().listExtensionsUsed().map((e) => e.extensionName))).toEqual(compression(model.extensions));
 
     const usdz = await t.app.inject({ method: 'GET', url: new URL(p.model.usdz_url).pathname });
     expect(usdz.statusCode).toBe(200);
