@@ -109,10 +109,13 @@ describe('generation input', () => {
 
   it('gives a walk-around video 24–60 frames, in the order filmed, matched sequentially', { timeout: 180_000 }, async () => {
     const created = await quoteAndCommit(t, t.org.secret_key, { video_url: web.url('/walk.mp4'), capture: { kind: 'walkaround' } });
+    // The same clip said to be a turntable spin keeps at most 24 distinct views.
+    const spun = await quoteAndCommit(t, t.org.secret_key, { video_url: web.url('/walk.mp4'), capture: { kind: 'turntable' }, generate_model: false });
     const done = await settledModel(created.id);
     expect(done.model_status, JSON.stringify(done.error)).toBe('ready');
     const frames = done.images.filter((i: { origin: string }) => i.origin === 'video_frame');
-    expect(frames.length).toBeGreaterThanOrEqual(24);
+    // 10 s of steady motion: 3 frames a second, more than a turntable's 24.
+    expect(frames.length).toBeGreaterThan(24);
     expect(frames.length).toBeLessThanOrEqual(60);
 
     const hints = hinted.at(-1)!;
@@ -124,5 +127,14 @@ describe('generation input', () => {
     expect(usable.length).toBeGreaterThanOrEqual(24);
     const expected = await Promise.all(usable.map((i) => t.deps.storage.getBuffer(i.storageKey!)));
     expect(received.at(-1)!.map((v) => v.image)).toEqual(expected);
+
+    const turntable = await waitFor(async () => {
+      const p = (await t.app.inject({ method: 'GET', url: `/v1/products/${spun.id}`, headers: bearer(t.org.secret_key) })).json();
+      return p.images_status === 'ready' || p.images_status === 'failed' ? p : undefined;
+    }, 120_000, 'turntable frames');
+    // (Fewer than 12 here: on a turntable, views this alike count as repeats.)
+    expect(turntable.images.length).toBeGreaterThan(0);
+    expect(turntable.images.length).toBeLessThanOrEqual(24);
+    expect(turntable.images.length).toBeLessThan(frames.length);
   });
 });
