@@ -1,13 +1,12 @@
-import { sql, type Kysely, type Migration } from 'kysely';
-
-type Dialect = 'sqlite' | 'postgres';
+import type { Kysely, Migration } from 'kysely';
+import type { SchemaDialect } from '../../platform/db/migrations.js';
 
 /**
  * Raw beacon events plus two rollups kept in the same transaction, so GET /v1/usage reads only
  * rollups. Daily rows answer day granularity and whole days of by_product, so a 30-day report
  * reads about 24 times fewer rows than hourly ones would need.
  */
-export function analyticsMigration(dialect: Dialect): Migration {
+export function analyticsMigration(dialect: SchemaDialect): Migration {
   return {
     async up(db: Kysely<any>) {
       // No secondary index: usage never reads this table, and every index slows the hot write path.
@@ -39,8 +38,7 @@ export function analyticsMigration(dialect: Dialect): Migration {
           .addColumn('ar_enter', 'integer', (c) => c.notNull().defaultTo(0))
           .addColumn('ar_session_ended', 'integer', (c) => c.notNull().defaultTo(0))
           .addPrimaryKeyConstraint(`${table}_pk`, ['org_id', 'subject_id', 'bucket_start', 'internal'])
-          // SQLite: the rows live in the key's b-tree, so a range read never jumps to a rowid table.
-          .$call((b) => (dialect === 'sqlite' ? b.modifyEnd(sql`without rowid`) : b))
+          .$call((table) => dialect.clusteredOnKey(table))
           .execute();
       }
     },

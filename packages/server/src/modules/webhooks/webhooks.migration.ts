@@ -1,14 +1,13 @@
 import { sql, type Kysely, type Migration } from 'kysely';
-
-type Dialect = 'sqlite' | 'postgres';
+import type { SchemaDialect } from '../../platform/db/migrations.js';
 
 /**
  * Webhook endpoints, their deliveries (one per endpoint and event), every attempt of a delivery, and
  * the dispatcher's single state row. `event_seq` copies `events.seq`, which is a bigserial on
  * PostgreSQL, hence bigint there.
  */
-export function webhooksMigration(dialect: Dialect): Migration {
-  const seq = dialect === 'postgres' ? ('bigint' as const) : ('integer' as const);
+export function webhooksMigration(dialect: SchemaDialect): Migration {
+  const seq = dialect.seqCopyType;
   return {
     async up(db: Kysely<any>) {
       await db.schema

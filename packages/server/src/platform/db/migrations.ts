@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { sql, type Expression, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
 /**
  * One migration set for both dialects. Types are chosen to mean the same thing in each:
@@ -11,7 +11,28 @@ export type Dialect = 'sqlite' | 'postgres';
  * The migrations of the modules, by name, composed by the app (platform/ never imports a module). Names
  * sort in the order they run; each area keeps its own beside its code (`<area>.migration.ts`).
  */
-export type MigrationSet = (dialect: Dialect) => Record<string, Migration>;
+export type MigrationSet = (dialect: SchemaDialect) => Record<string, Migration>;
+
+/**
+ * What a module's migration may need of the dialect, as capabilities rather than its name, so that the
+ * difference itself stays here.
+ */
+export interface SchemaDialect {
+  /** the column type of a copy of `events.seq` (a bigserial on PostgreSQL) */
+  seqCopyType: 'bigint' | 'integer';
+  /**
+   * A table stored in its primary key's order: SQLite's WITHOUT ROWID keeps the rows in the key's b-tree,
+   * so a range read never jumps to a rowid table; PostgreSQL has no such table option.
+   */
+  clusteredOnKey<B extends { modifyEnd(modifier: Expression<unknown>): B }>(table: B): B;
+}
+
+function schemaDialect(dialect: Dialect): SchemaDialect {
+  return {
+    seqCopyType: dialect === 'postgres' ? 'bigint' : 'integer',
+    clusteredOnKey: (table) => (dialect === 'sqlite' ? table.modifyEnd(sql`without rowid`) : table),
+  };
+}
 
 function seqColumn(dialect: Dialect) {
   return dialect === 'postgres' ? ('bigserial' as const) : ('integer' as const);
@@ -141,7 +162,7 @@ export function migrations(dialect: Dialect, modules: MigrationSet = () => ({}))
         await db.schema.createIndex('jobs_claim').on('jobs').columns(['state', 'run_at']).execute();
       },
     },
-    ...modules(dialect),
+    ...modules(schemaDialect(dialect)),
   };
 }
 
