@@ -4,7 +4,9 @@ import {
   differenceHash,
   hammingDistance,
   nearDuplicate,
+  pathFrameCount,
   selectFrames,
+  selectPathFrames,
   tinyThumb,
   type FrameFeatures,
 } from './frame-select.js';
@@ -73,5 +75,44 @@ describe('selectFrames', () => {
   it('returns nothing for a clip of flat frames', () => {
     expect(selectFrames([frame(0, 0, 0.5), frame(1, 3, 1)], { min: 12, max: 24 })).toEqual([]);
     expect(selectFrames([], { min: 12, max: 24 })).toEqual([]);
+  });
+});
+
+/** A frame of a pan: its thumbnail is a ramp shifted by `at` grey levels, so consecutive frames differ by the step. */
+function panFrame(index: number, at: number, sharpness: number): FrameFeatures {
+  const tiny = Uint8Array.from({ length: 256 }, (_, i) => Math.min(255, (i % 16) * 8 + at));
+  return { index, sharpness, hash: 0n, tiny };
+}
+
+describe('selectPathFrames', () => {
+  it('keeps one frame per equal stretch of the path, never a blurred one', () => {
+    // 200 candidates moving 1 grey level each (path 199), every fourth blurred.
+    const frames = Array.from({ length: 200 }, (_, i) => panFrame(i, i * 0.5, i % 4 === 0 ? 5 : 300 + (i % 7)));
+    const chosen = selectPathFrames(frames, { min: 24, max: 60, durationSeconds: 20 });
+    expect(chosen.length).toBe(pathFrameCount(199 * 0.5, 20, { min: 24, max: 60 }));
+    expect(chosen.every((i) => i % 4 !== 0)).toBe(true);
+    const gaps = chosen.slice(1).map((c, k) => c - chosen[k]);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual((2 * 200) / chosen.length);
+  });
+
+  it('gives a pause one frame: stretches follow the motion, not the clock', () => {
+    const moving = Array.from({ length: 100 }, (_, i) => panFrame(i, i, 300));
+    const still = Array.from({ length: 100 }, (_, i) => panFrame(100 + i, 99, 300 + (i === 50 ? 50 : 0)));
+    const chosen = selectPathFrames([...moving, ...still], { min: 24, max: 60, durationSeconds: 20 });
+    expect(chosen.filter((i) => i >= 100).length).toBeLessThanOrEqual(1);
+    expect(chosen.length).toBeGreaterThanOrEqual(24);
+  });
+
+  it('counts frames from the motion and the duration, within the bounds', () => {
+    expect(pathFrameCount(1000, 30, { min: 24, max: 60 })).toBe(60);
+    expect(pathFrameCount(1000, 10, { min: 24, max: 60 })).toBe(30);
+    expect(pathFrameCount(40, 30, { min: 24, max: 60 })).toBe(24);
+    expect(pathFrameCount(100, 30, { min: 24, max: 60 })).toBe(40);
+  });
+
+  it('gives a clip that never moves one frame, and a clip of flat frames none', () => {
+    const still = Array.from({ length: 50 }, (_, i) => panFrame(i, 10, 300 + i));
+    expect(selectPathFrames(still, { min: 24, max: 60, durationSeconds: 5 })).toEqual([49]);
+    expect(selectPathFrames(Array.from({ length: 10 }, (_, i) => panFrame(i, i * 5, 1)), { min: 24, max: 60, durationSeconds: 5 })).toEqual([]);
   });
 });
