@@ -33,6 +33,7 @@ import { projectsRoutes } from './modules/projects/projects.routes.js';
 import { reviewRoutes } from './modules/review/review.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { requestLogger } from './logger.js';
 import { VERSION } from './version.js';
 
 /** Routes a publishable key may call from a browser (CORS is answered for these only). */
@@ -81,6 +82,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     logController: new LogController({ disableRequestLogging: !opts.logRequests }),
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: requestIds(),
+    childLoggerFactory: requestLogger as never,
     trustProxy: false,
     ajv: { customOptions: { coerceTypes: 'array' } },
     clientErrorHandler,
@@ -98,8 +100,6 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   registerFrameworkErrorRoutes(app);
   registerWellFormedBodies(app);
 
-  // Cookies are parsed only where a session can be used (see http/auth.ts), not on every request.
-  await app.register(cookie, { hook: false });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -130,7 +130,12 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   registerCors(app, deps, BROWSER_ROUTES, EMBED_ROUTES);
 
   await app.register(healthRoutes(deps, VERSION));
-  await app.register(authRoutes(auth, deps.config.publicUrl.startsWith('https:')));
+  // Only sign-in and sign-out set cookies: the plugin (and the onSend hook it adds) lives in their scope, not
+  // on every request. Cookies are parsed only where a session can be used (see http/auth.ts).
+  await app.register(async (scope) => {
+    await scope.register(cookie, { hook: false });
+    await scope.register(authRoutes(auth, deps.config.publicUrl.startsWith('https:')));
+  });
   await app.register(keysRoutes(deps, auth));
   await app.register(projectsRoutes(deps, auth));
   await app.register(productsRoutes(deps));

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { prettyLine } from './logger.js';
+import { pino } from 'pino';
+import { describe, expect, it, vi } from 'vitest';
+import { prettyLine, requestLogger } from './logger.js';
 
 describe('terminal log lines', () => {
   it('puts time, level, message and the request first, then the other fields', () => {
@@ -15,5 +16,42 @@ describe('terminal log lines', () => {
 
   it('passes a line that is not JSON through unchanged', () => {
     expect(prettyLine('plain text\n')).toBe('plain text\n');
+  });
+});
+
+describe("a request's logger", () => {
+  const parentAt = (level: string) => {
+    const lines: Record<string, unknown>[] = [];
+    const parent = pino({ level, base: undefined }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    return { parent, lines, child: vi.spyOn(parent, 'child') };
+  };
+
+  it('below the level writes nothing and makes no child', () => {
+    const { parent, lines, child } = parentAt('warn');
+    const log = requestLogger(parent, { reqId: 'req_1' }, {});
+    log.info({ req: { url: '/v1/beacon' } }, 'incoming request');
+    log.debug('detail');
+    expect(lines).toEqual([]);
+    expect(child).not.toHaveBeenCalled();
+  });
+
+  it('at the level writes with the request id, through one child made on the first entry', () => {
+    const { parent, lines, child } = parentAt('warn');
+    const log = requestLogger(parent, { reqId: 'req_1' }, {});
+    log.error({ err: new Error('boom') }, 'unhandled error');
+    log.warn('second');
+    expect(lines.map((l) => [l.level, l.msg, l.reqId])).toEqual([
+      [50, 'unhandled error', 'req_1'],
+      [40, 'second', 'req_1'],
+    ]);
+    expect(child).toHaveBeenCalledTimes(1);
+  });
+
+  it('follows a level changed on the parent after it was made', () => {
+    const { parent, lines } = parentAt('warn');
+    const log = requestLogger(parent, { reqId: 'req_2' }, {});
+    parent.level = 'info';
+    log.info('now shown');
+    expect(lines.map((l) => l.msg)).toEqual(['now shown']);
   });
 });

@@ -44,3 +44,69 @@ export function prettyLine(line: string, colour = false): string {
   else if (err?.message) out += `    ${err.message}\n`;
   return out;
 }
+
+const LEVEL_VALUES = { fatal: 60, error: 50, warn: 40, info: 30, debug: 20, trace: 10 } as const;
+type LevelName = keyof typeof LEVEL_VALUES;
+type LogMethod = (...args: unknown[]) => void;
+
+/**
+ * A request's logger, bound to its id. Fastify makes one per request; a pino child costs an object and a
+ * serialised binding each time, paid even when nothing is logged (the usual case at LOG_LEVEL=warn). This
+ * one makes the child on the first entry actually written, so a request that logs nothing costs one small
+ * object. The level is the parent's, read at each call (a level changed at run time applies at once).
+ */
+class RequestLogger {
+  private made: Logger | null = null;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Record<string, unknown>,
+    private readonly options: object,
+  ) {}
+
+  private get logger(): Logger {
+    return (this.made ??= this.parent.child(this.bindings, this.options));
+  }
+
+  /** Writes through the real child, made now if this is the first entry; nothing below the level. */
+  write(value: number, name: LevelName, args: unknown[]): void {
+    if (value < (this.made ?? this.parent).levelVal) return;
+    (this.logger[name] as (...a: unknown[]) => void)(...args);
+  }
+
+  declare fatal: LogMethod;
+  declare error: LogMethod;
+  declare warn: LogMethod;
+  declare info: LogMethod;
+  declare debug: LogMethod;
+  declare trace: LogMethod;
+  silent(): void {}
+
+  get level(): string {
+    return (this.made ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.logger.level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return (this.made ?? this.parent).isLevelEnabled(level);
+  }
+
+  child(bindings: Record<string, unknown>, options?: object): Logger {
+    return this.logger.child(bindings, options);
+  }
+}
+
+for (const [name, value] of Object.entries(LEVEL_VALUES) as [LevelName, number][]) {
+  RequestLogger.prototype[name] = function (this: RequestLogger, ...args: unknown[]) {
+    this.write(value, name, args);
+  };
+}
+
+/** For fastify's childLoggerFactory. A route with its own log level gets a real child at once. */
+export function requestLogger(parent: Logger, bindings: Record<string, unknown>, options: { level?: string }): Logger {
+  if (options.level) return parent.child(bindings, options);
+  return new RequestLogger(parent, bindings, options) as unknown as Logger;
+}

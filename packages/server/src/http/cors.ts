@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import { allAllowedDomains } from '../modules/projects/projects.repo.js';
 import { originAllowed } from './origins.js';
@@ -36,15 +36,17 @@ export function registerCors(app: FastifyInstance, deps: Deps, browserRoutes: Re
 
   // A 401 (unknown or revoked key, or a secret key in a page) is readable from any origin, so the page can say
   // "this key is not valid" instead of blaming its own origin. It reveals nothing a wrong key could not learn.
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const origin = request.headers.origin;
-    if (reply.statusCode === 401 && origin && !reply.hasHeader('Access-Control-Allow-Origin')) {
-      const path = request.url.split('?')[0];
-      if ([...browserRoutes, ...anyOriginRoutes].some((r) => r.test(path))) {
-        reply.header('Access-Control-Allow-Origin', '*');
-        reply.header('Access-Control-Expose-Headers', 'X-Request-Id');
-      }
+  // Added to the browser routes only (their patterns match the route's own path), so no other route pays for it.
+  const readable401 = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) => {
+    if (reply.statusCode === 401 && request.headers.origin && !reply.hasHeader('Access-Control-Allow-Origin')) {
+      reply.header('Access-Control-Allow-Origin', '*');
+      reply.header('Access-Control-Expose-Headers', 'X-Request-Id');
     }
     done(null, payload);
+  };
+  const routes = [...browserRoutes, ...anyOriginRoutes];
+  app.addHook('onRoute', (route) => {
+    if (!routes.some((r) => r.test(route.url))) return;
+    route.onSend = [...[route.onSend ?? []].flat(), readable401 as never];
   });
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import scalar from '@scalar/fastify-api-reference';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contentSecurityPolicy, setPageSecurityHeaders } from './security-headers.js';
 
 /** Plinth's colours over the reference UI's defaults; nothing is fetched from elsewhere (fonts included). */
@@ -21,6 +21,11 @@ const inlineScripts = (html: string) => [...html.matchAll(/<script(?![^>]*\bsrc=
  * styles, fonts and the document all come from this origin.
  */
 export async function registerDocs(app: FastifyInstance): Promise<void> {
+  // Only the reference's own routes get the page headers; added before they are made, so no other route pays.
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/docs')) return;
+    route.onSend = [...[route.onSend ?? []].flat(), pageHeaders as never];
+  });
   await app.register(scalar, {
     routePrefix: '/docs',
     configuration: {
@@ -35,21 +40,21 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
       mcp: { disabled: true },
     } as never,
   });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.url.startsWith('/docs')) return done(null, payload);
-    const html = typeof payload === 'string' && String(reply.getHeader('content-type') ?? '').startsWith('text/html');
-    const hashes = html ? inlineScripts(payload as string).map((s) => `'sha256-${createHash('sha256').update(s).digest('base64')}'`) : [];
-    setPageSecurityHeaders(
-      reply,
-      contentSecurityPolicy({
-        'script-src': hashes,
-        // The reference UI styles its components at run time.
-        'style-src': ["'unsafe-inline'"],
-        'font-src': ["'self'", 'data:'],
-        'connect-src': ["'self'"],
-        'img-src': ['blob:'],
-      }),
-    );
-    done(null, payload);
-  });
+}
+
+function pageHeaders(_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) {
+  const html = typeof payload === 'string' && String(reply.getHeader('content-type') ?? '').startsWith('text/html');
+  const hashes = html ? inlineScripts(payload as string).map((s) => `'sha256-${createHash('sha256').update(s).digest('base64')}'`) : [];
+  setPageSecurityHeaders(
+    reply,
+    contentSecurityPolicy({
+      'script-src': hashes,
+      // The reference UI styles its components at run time.
+      'style-src': ["'unsafe-inline'"],
+      'font-src': ["'self'", 'data:'],
+      'connect-src': ["'self'"],
+      'img-src': ['blob:'],
+    }),
+  );
+  done(null, payload);
 }

@@ -176,17 +176,27 @@ export function registerIdempotency(app: FastifyInstance, deps: Deps) {
     await db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(deps.clock.now().getTime() - TTL_MS).toISOString()).execute();
   };
 
-  // Only POST routes get the two hooks: every other request would otherwise pay two async hook
-  // calls for nothing (a measurable share of a cached public read).
+  // Only POST routes get the two hooks, and a request without an Idempotency-Key (every beacon) passes
+  // both synchronously: no promise is made unless there is a record to look up or write.
   app.addHook('onRoute', (route) => {
     if (![route.method].flat().includes('POST')) return;
-    route.preHandler = [...[route.preHandler ?? []].flat(), preHandler];
-    route.onSend = [...[route.onSend ?? []].flat(), onSend];
+    route.preHandler = [...[route.preHandler ?? []].flat(), preHandlerHook];
+    route.onSend = [...[route.onSend ?? []].flat(), onSendHook];
   });
+
+  function preHandlerHook(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) {
+    if (request.method !== 'POST' || request.headers['idempotency-key'] === undefined || !request.principal) return done();
+    return preHandler(request, reply);
+  }
+
+  function onSendHook(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, payload?: unknown) => void) {
+    const ctx = request.idempotency;
+    if (!ctx || ctx.replayed) return done(null, payload);
+    onSend(request, reply, payload).then((p) => done(null, p), done);
+  }
 
   const preHandler = async (request: FastifyRequest, reply: FastifyReply) => {
     const key = request.headers['idempotency-key'];
-    if (request.method !== 'POST' || key === undefined || !request.principal) return;
     if (typeof key !== 'string' || key.length < 1 || key.length > 255) {
       throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 characters.');
     }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from './auth.js';
 import { forbidden } from './errors.js';
 
@@ -22,7 +22,7 @@ function carriesSession(request: FastifyRequest): boolean {
  */
 export function registerSameOriginGuard(app: FastifyInstance, publicUrl: string) {
   const own = new URL(publicUrl).origin;
-  app.addHook('onRequest', (request, _reply, done) => {
+  const guard = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
     if (SAFE_METHODS.has(request.method) || !GUARDED.test(request.url) || !carriesSession(request)) return done();
     const origin = request.headers.origin;
     const site = request.headers['sec-fetch-site'];
@@ -35,5 +35,12 @@ export function registerSameOriginGuard(app: FastifyInstance, publicUrl: string)
       return done(forbidden('origin', "A request signed in with a session cookie must come from the dashboard's own origin."));
     }
     done();
+  };
+  // Only routes that can change state and sit under a guarded path (or could: a wildcard) carry the guard;
+  // a GET pays nothing for it.
+  app.addHook('onRoute', (route) => {
+    if ([route.method].flat().every((m) => SAFE_METHODS.has(m))) return;
+    if (!GUARDED.test(route.url) && !route.url.includes('*')) return;
+    route.onRequest = [...[route.onRequest ?? []].flat(), guard as never];
   });
 }

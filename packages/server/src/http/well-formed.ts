@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { validationFailed } from './errors.js';
 
 /**
@@ -28,11 +28,18 @@ function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
+const BODILESS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 export function registerWellFormedBodies(app: FastifyInstance): void {
-  // A callback hook: no promise per request for a check that is a loop over the parsed body.
-  app.addHook('preValidation', (request, _reply, done) => {
+  // A callback hook: no promise per request for a check that is a loop over the parsed body. Only routes
+  // that take a body carry it.
+  const check = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
     const bad = request.body === undefined || request.body === null ? [] : illFormedPaths(request.body);
     if (!bad.length) return done();
     done(validationFailed(bad.map((path) => ({ path, message: 'contains a lone UTF-16 surrogate (not a valid character)' }))));
+  };
+  app.addHook('onRoute', (route) => {
+    if ([route.method].flat().every((m) => BODILESS.has(m))) return;
+    route.preValidation = [check as never, ...[route.preValidation ?? []].flat()];
   });
 }

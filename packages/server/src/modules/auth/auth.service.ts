@@ -22,6 +22,13 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 type Cached = { principal: Principal | null; expires: number };
 
+/**
+ * A publishable key is public (it is in every page of the shop), so its resolution is kept under the key
+ * itself and the storefront's requests skip a SHA-256 each. A secret key is kept under its hash only, so
+ * no raw secret lives on in memory. A hash (64 hex digits) never starts with `pk_`.
+ */
+const cacheKey = (token: string) => (token.startsWith('pk_') ? token : tokenHash(token));
+
 export class Authenticator {
   private cache = new Map<string, Cached>();
   private lastUsedWritten = new Map<string, number>();
@@ -31,16 +38,24 @@ export class Authenticator {
 
   constructor(private deps: Pick<Deps, 'database' | 'clock' | 'logger' | 'config' | 'rateLimiter'>) {}
 
+  /**
+   * The key's resolution if this process made it less than CACHE_MS ago: a principal, null (unknown or
+   * revoked), or undefined when it must be read. Synchronous, so a cached key needs no promise.
+   */
+  cachedApiKey(token: string): Principal | null | undefined {
+    const hit = this.cache.get(cacheKey(token));
+    return hit && hit.expires > Date.now() ? hit.principal : undefined;
+  }
+
   /** Resolves an API key; null when unknown or revoked. */
   async fromApiKey(token: string): Promise<Principal | null> {
     if (!/^(sk|pk)_[A-Za-z0-9_-]{16,128}$/.test(token)) return null;
-    const hash = tokenHash(token);
+    const cached = this.cachedApiKey(token);
+    if (cached !== undefined) return cached;
     const now = Date.now();
-    const hit = this.cache.get(hash);
-    if (hit && hit.expires > now) return hit.principal;
-    const principal = await this.loadKey(hash);
+    const principal = await this.loadKey(tokenHash(token));
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(hash, { principal, expires: now + CACHE_MS });
+    this.cache.set(cacheKey(token), { principal, expires: now + CACHE_MS });
     if (principal?.keyId) this.noteUse(principal.keyId, now);
     return principal;
   }

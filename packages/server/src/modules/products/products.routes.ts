@@ -42,6 +42,14 @@ export const productsRoutes =
   async (app) => {
     const json = (p: Parameters<typeof productJson>[0]) => productJson(p, deps.storage);
     const publicAnswers = new Map<string, TaggedBody & { expires: number }>();
+    /** The five public fields of a published product with a ready model, tagged once for every request that reuses them. */
+    const publicAnswer = async (orgIds: string[], id: string) => {
+      // The projection uses no images: the row alone, one query instead of two.
+      const row = await findProductRow(deps.database.db, id, orgIds);
+      if (!row || row.status !== 'published' || row.model_status !== 'ready') throw notFound('product');
+      // Sent as a string: the five fields exactly, past the response serializer of the full record.
+      return { ...tagged(JSON.stringify(publicProjection(toProductRecord(row, []), deps.storage))), expires: Date.now() + PUBLIC_CACHE_MS };
+    };
 
     app.post(
       '/v1/products',
@@ -140,24 +148,23 @@ export const productsRoutes =
           response: { 200: Type.Union([ProductSchema, PublicProductSchema]), ...ErrorResponses },
         },
       },
-      async (request, reply) => {
+      // Not async: a cached public answer is sent synchronously, with no promise; the rest returns one.
+      (request, reply) => {
         const principal = request.principal;
-        if (principal.kind === 'publishable_key') {
-          const key = `${principal.orgIds.join(',')}/${request.params.id}`;
-          const now = Date.now();
-          let cached = publicAnswers.get(key);
-          if (!cached || cached.expires <= now) {
-            // The projection uses no images: the row alone, one query instead of two.
-            const row = await findProductRow(deps.database.db, request.params.id, principal.orgIds);
-            if (!row || row.status !== 'published' || row.model_status !== 'ready') throw notFound('product');
-            // Sent as a string: the five fields exactly, past the response serializer of the full record.
-            cached = { ...tagged(JSON.stringify(publicProjection(toProductRecord(row, []), deps.storage))), expires: now + PUBLIC_CACHE_MS };
-            if (publicAnswers.size >= PUBLIC_CACHE_MAX) publicAnswers.clear();
-            publicAnswers.set(key, cached);
-          }
-          return sendTaggedJson(request, reply, cached) as never;
+        if (principal.kind !== 'publishable_key') {
+          return getProduct(deps, principal, request.params.id).then((p) => reply.type('application/json; charset=utf-8').send(JSON.stringify(json(p)) as never) as never);
         }
-        return reply.type('application/json; charset=utf-8').send(JSON.stringify(json(await getProduct(deps, principal, request.params.id))) as never);
+        const key = `${principal.orgIds.join(',')}/${request.params.id}`;
+        const cached = publicAnswers.get(key);
+        if (cached && cached.expires > Date.now()) {
+          sendTaggedJson(request, reply, cached);
+          return;
+        }
+        return publicAnswer(principal.orgIds, request.params.id).then((answer) => {
+          if (publicAnswers.size >= PUBLIC_CACHE_MAX) publicAnswers.clear();
+          publicAnswers.set(key, answer);
+          return sendTaggedJson(request, reply, answer) as never;
+        });
       },
     );
 
