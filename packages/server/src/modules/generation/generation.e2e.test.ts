@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NodeIO, getBounds } from '@gltf-transform/core';
@@ -13,6 +13,30 @@ import { registerJobHandlers } from '../../worker.js';
 import { validateGlb } from '@plinth/media';
 import { boxDocument, glbBytes } from '@plinth/media/test-support';
 
+/**
+ * One turn of a painted ball on a turntable, 5 s at 10 frames a second: every frame shows the same round
+ * outline, so the turntable's equal steps carve a model that agrees with every kept frame, and the paint
+ * (bands of random colour and width, sliding 20 px a frame) makes every frame a distinct view.
+ */
+const SPIN_FRAMES = 50;
+const SPIN_BANDS = (() => {
+  let seed = 11;
+  const rnd = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  const bands: { x: number; w: number; fill: string }[] = [];
+  for (let x = 0; x < SPIN_FRAMES * 20 + 160; ) {
+    const w = 10 + Math.round(rnd() * 30);
+    bands.push({ x, w, fill: `rgb(${Math.round(rnd() * 220)},${Math.round(rnd() * 220)},${Math.round(rnd() * 220)})` });
+    x += w;
+  }
+  return bands;
+})();
+function spinFrame(i: number): Promise<Buffer> {
+  const paint = SPIN_BANDS.map((b) => `<rect x="${b.x - i * 20 + 80}" y="0" width="${b.w}" height="240" fill="${b.fill}" clip-path="url(#ball)"/>`).join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="240"><rect width="100%" height="100%" fill="rgb(246,245,243)"/>
+<clipPath id="ball"><circle cx="160" cy="120" r="72"/></clipPath>${paint}</svg>`;
+  return sharp(Buffer.from(svg)).png().toBuffer();
+}
+
 let t: TestApp;
 let web: FixtureServer;
 let work: string;
@@ -22,7 +46,8 @@ beforeAll(async () => {
   web = await startFixtureServer();
   for (let i = 0; i < 4; i++) web.set(`/view-${i}.jpg`, await productPhoto(640 + i * 20, 480, { r: 40 + i * 30, g: 120, b: 180 }), 'image/jpeg');
   const video = join(work, 'spin.mp4');
-  execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=10:duration=5', '-pix_fmt', 'yuv420p', '-y', video]);
+  for (let i = 0; i < SPIN_FRAMES; i++) writeFileSync(join(work, `spin-${String(i).padStart(3, '0')}.png`), await spinFrame(i));
+  execFileSync('ffmpeg', ['-v', 'error', '-framerate', '10', '-i', join(work, 'spin-%03d.png'), '-pix_fmt', 'yuv420p', '-y', video]);
   web.set('/spin.mp4', readFileSync(video), 'video/mp4');
   web.set('/box.glb', await glbBytes(boxDocument({ meshSize: [0.4, 0.3, 0.2] }).doc), 'model/gltf-binary');
   t = await createTestApp({ ...TEST_ALLOW, PLINTH_RENDER_VIEWS: '4', PLINTH_RENDER_SIZE: '256', PLINTH_GENERATOR_TRIANGLES: '5000' });
@@ -68,6 +93,9 @@ describe('generation end to end', () => {
     const p = await settledModel(created.id);
     expect(p.model_status, JSON.stringify(p.error)).toBe('ready');
     expect(p.images.length).toBeGreaterThanOrEqual(12);
+    // Carved from the kept frames and checked against them.
+    expect(p.model.quality.method).toBe('turntable_hull');
+    expect(p.model.quality.silhouette_iou.median).toBeGreaterThanOrEqual(0.85);
   });
 
   it('order renders for an imported model: commit, then transparent renders become images and the thumbnail', async () => {
