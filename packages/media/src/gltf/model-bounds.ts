@@ -1,6 +1,6 @@
 import type { Accessor, Node, Scene } from '@gltf-transform/core';
 
-type Mat4 = number[];
+export type Mat4 = number[];
 export interface Bounds {
   min: [number, number, number];
   max: [number, number, number];
@@ -21,7 +21,7 @@ function multiply(a: Mat4, b: Mat4): Mat4 {
   return out;
 }
 
-function transformInto(out: number[], m: Mat4, p: number[], weight: number): void {
+export function transformInto(out: number[], m: Mat4, p: number[], weight: number): void {
   const [x, y, z] = p as [number, number, number];
   out[0]! += weight * (m[0]! * x + m[4]! * y + m[8]! * z + m[12]!);
   out[1]! += weight * (m[1]! * x + m[5]! * y + m[9]! * z + m[13]!);
@@ -29,7 +29,7 @@ function transformInto(out: number[], m: Mat4, p: number[], weight: number): voi
 }
 
 /** Each joint's world matrix times its inverse bind matrix: where the skin puts a vertex bound to that joint. */
-function jointMatrices(node: Node): Mat4[] | null {
+export function jointMatrices(node: Node): Mat4[] | null {
   const skin = node.getSkin();
   if (!skin) return null;
   const inverseBind = skin.getInverseBindMatrices();
@@ -37,13 +37,28 @@ function jointMatrices(node: Node): Mat4[] | null {
 }
 
 /** The (joint, weight) sets of a skinned primitive, JOINTS_0/WEIGHTS_0, JOINTS_1/WEIGHTS_1, … */
-function influenceSets(prim: { getAttribute(name: string): Accessor | null }): [Accessor, Accessor][] {
+export function influenceSets(prim: { getAttribute(name: string): Accessor | null }): [Accessor, Accessor][] {
   const sets: [Accessor, Accessor][] = [];
   for (let i = 0; ; i++) {
     const joints = prim.getAttribute(`JOINTS_${i}`);
     const weights = prim.getAttribute(`WEIGHTS_${i}`);
     if (!joints || !weights) return sets;
     sets.push([joints, weights]);
+  }
+}
+
+const joint: number[] = [];
+const weight: number[] = [];
+
+/** Adds to `out` where the skin puts vertex `v` at `local`: Σ weight × joint matrix × local. */
+export function skinInto(out: number[], local: number[], v: number, joints: Mat4[], sets: [Accessor, Accessor][]): void {
+  for (const [jointsAccessor, weightsAccessor] of sets) {
+    jointsAccessor.getElement(v, joint);
+    weightsAccessor.getElement(v, weight);
+    for (let k = 0; k < joint.length; k++) {
+      const matrix = joints[joint[k]!];
+      if (weight[k] && matrix) transformInto(out, matrix, local, weight[k]!);
+    }
   }
 }
 
@@ -58,8 +73,6 @@ export function restPoseBounds(scene: Scene): Bounds {
   const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
   const point = [0, 0, 0];
   const local: number[] = [];
-  const joint: number[] = [];
-  const weight: number[] = [];
   scene.traverse((node) => {
     const mesh = node.getMesh();
     if (!mesh) return;
@@ -78,14 +91,7 @@ export function restPoseBounds(scene: Scene): Bounds {
         if (!joints || sets.length === 0) {
           transformInto(point, world, local, 1);
         } else {
-          for (const [jointsAccessor, weightsAccessor] of sets) {
-            jointsAccessor.getElement(v, joint);
-            weightsAccessor.getElement(v, weight);
-            for (let k = 0; k < joint.length; k++) {
-              const matrix = joints[joint[k]!];
-              if (weight[k] && matrix) transformInto(point, matrix, local, weight[k]!);
-            }
-          }
+          skinInto(point, local, v, joints, sets);
         }
         for (let a = 0; a < 3; a++) {
           if (point[a]! < min[a]!) min[a] = point[a]!;

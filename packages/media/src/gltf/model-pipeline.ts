@@ -5,6 +5,7 @@ import { compressGlb, declaredCompression, type MeshCompression } from './model-
 import { listExternalUris, parseContainer } from './model-container.js';
 import { normalizeDocument, readDocument, writeGlb } from './model-normalize.js';
 import { fetchExternalResources, type FetchBytes } from './model-resources.js';
+import { bakeSkinsAtRest } from './model-rest-pose.js';
 import { countTriangles, displayScene, measureDimensions, modelWarnings, type ModelWarning } from './model-stats.js';
 import { UnrecognisedAsset, validateAsset, validateGlb } from './model-validate.js';
 import { writeUsdz } from '../usdz/usdz-writer.js';
@@ -124,6 +125,8 @@ async function finish(doc: Document, caps: ModelCaps, keep: MeshCompression | nu
     const detail = check.messages.filter((m) => m.severity === 0).slice(0, 5).map((m) => `${m.code} ${m.pointer ?? ''}: ${m.message}`);
     throw new Error(`Normalised GLB failed validation with ${check.errors} error(s): ${detail.join('; ')}`);
   }
+  // USDZ has no skins: skinned meshes go in as shown at rest (the GLB above keeps its skins).
+  bakeSkinsAtRest(doc, scene);
   const { usdz } = await writeUsdz(doc, scene, caps.maxTriangles);
   const compressed = keep ? await compressGlb(glb, keep, { dimensions, triangles }) : null;
   const stored = compressed ?? glb;
