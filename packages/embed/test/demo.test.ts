@@ -24,8 +24,9 @@ describe('the demo page', { timeout: 120_000 }, () => {
     const warnings = elementWarnings(page);
     const scripts: Array<{ url: string; status: number; cache: string | undefined; type: string | undefined }> = [];
     page.on('response', (r) => {
-      // The bundle only: the element's own read of /embed/products/{id} is checked through api.calls below.
-      if (/\/embed[^?]*\.js(\?|$)/.test(r.url())) scripts.push({ url: r.url(), status: r.status(), cache: r.headers()['cache-control'], type: r.headers()['content-type'] });
+      // The bundle only: the element's own read of /embed/products/{id} is checked through api.calls below, and the
+      // decoders (/embed/decoders/…) are not the bundle.
+      if (/\/embed(\/v[^/?]+)?\.js(\?|$)/.test(r.url())) scripts.push({ url: r.url(), status: r.status(), cache: r.headers()['cache-control'], type: r.headers()['content-type'] });
     });
     const res = await page.goto(`${api.base}/demo/${id}`);
     expect(res!.status()).toBe(200);
