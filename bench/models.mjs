@@ -3,14 +3,14 @@
 // API, the way a developer would: POST /v1/uploads, POST /v1/products {model_path}, wait for model_status ready.
 // Each file is built with a known true size (bench/models-lib/variety.mjs). For each it checks the dimensions the
 // API reports and those of the stored GLB (downloaded and measured here, independently) against the truth, and
-// that a USDZ exists; it prints the time from POST /v1/products to ready, triangles in and out, and sizes.
+// the size of the USDZ's geometry; it prints the time from POST /v1/products to ready, triangles in and out, and sizes.
 // Goal: every model ready, dimensions within 0.1%, a USDZ each. Exits 1 when a model misses it.
 //
 //   npm run build && node bench/models.mjs       (BENCH_MODELS_LARGE_TRIANGLES, default 500000; BENCH_MODELS to pick kinds)
 import { startPlinth } from './lib/plinth.mjs';
 import { printEnvironment } from './lib/report.mjs';
 import { api } from './products-lib/seed.mjs';
-import { drawnTriangles, makeModel, MODEL_KINDS, restPoseSize, sizeError, varietyIO } from './models-lib/variety.mjs';
+import { drawnTriangles, makeModel, MODEL_KINDS, restPoseSize, sizeError, usdzPointsSize, varietyIO } from './models-lib/variety.mjs';
 
 const TOLERANCE = 0.001;
 const TIMEOUT_MS = 10 * 60_000;
@@ -74,8 +74,9 @@ try {
         usdz: usdz?.byteLength ?? 0,
         apiError: sizeError([width, height, depth], model.trueSize),
         storedError: sizeError(restPoseSize(stored), model.trueSize),
+        usdzError: usdz ? sizeError(usdzPointsSize(usdz), model.trueSize) : undefined,
       });
-      row.ok = row.apiError <= TOLERANCE && row.storedError <= TOLERANCE && row.usdz > 0 && usdz?.subarray(0, 2).toString('latin1') === 'PK';
+      row.ok = [row.apiError, row.storedError, row.usdzError].every((e) => e <= TOLERANCE) && usdz?.subarray(0, 2).toString('latin1') === 'PK';
     } catch (err) {
       row.ok = false;
       row.failure = err.message;
@@ -89,7 +90,7 @@ try {
 }
 
 console.log(`\nModel imports through the API (large scan: ${largeTriangles.toLocaleString('en-US')} triangles requested), one at a time\n`);
-const header = ['model', 'ms to ready', 'triangles in', 'triangles out', 'GLB in', 'GLB stored', 'compression in → stored', 'USDZ', 'size error (API)', 'size error (stored GLB)', 'result'];
+const header = ['model', 'ms to ready', 'triangles in', 'triangles out', 'GLB in', 'GLB stored', 'compression in → stored', 'USDZ', 'size error (API)', 'size error (stored GLB)', 'size error (USDZ)', 'result'];
 const table = rows.map((r) => [
   r.name,
   r.ms === undefined ? '—' : Math.round(r.ms).toLocaleString('en-US'),
@@ -101,6 +102,7 @@ const table = rows.map((r) => [
   r.usdz ? kb(r.usdz) : '—',
   r.apiError === undefined ? '—' : pct(r.apiError),
   r.storedError === undefined ? '—' : pct(r.storedError),
+  r.usdzError === undefined ? '—' : pct(r.usdzError),
   r.ok ? 'ok' : `FAILED${r.failure ? `: ${r.failure}` : ''}`,
 ]);
 console.log(`| ${header.join(' | ')} |`);

@@ -18,3 +18,4 @@ export function makeModel(name: string, options?: { largeTriangles?: number }): 
 export function restPoseSize(doc: Document): [number, number, number];
 export function sizeError(measured: readonly number[], truth: readonly number[]): number;
 export function drawnTriangles(doc: Document): number;
+export function usdzPointsSize(usdz: Buffer): [number, number, number];

@@ -480,3 +480,21 @@ export function drawnTriangles(doc) {
   });
   return total;
 }
+
+/**
+ * Size of every `points` array in a USDZ's text layer, in metres (Plinth writes points in world space, with no
+ * prim transforms and metersPerUnit 1).
+ */
+export function usdzPointsSize(usdz) {
+  const min = [Infinity, Infinity, Infinity];
+  const max = [-Infinity, -Infinity, -Infinity];
+  for (const [, list] of usdz.toString('latin1').matchAll(/point3f\[\] points = \[([^\]]*)\]/g)) {
+    for (const [, x, y, z] of list.matchAll(/\(([-\d.e]+), ([-\d.e]+), ([-\d.e]+)\)/g)) {
+      [x, y, z].forEach((c, i) => {
+        min[i] = Math.min(min[i], Number(c));
+        max[i] = Math.max(max[i], Number(c));
+      });
+    }
+  }
+  return max.map((m, i) => m - min[i]);
+}

@@ -1,25 +1,10 @@
 import { describe, expect, it } from 'vitest';
 // The same ten files bench/models.mjs imports through the API, built with known true sizes.
-import { drawnTriangles, makeModel, MODEL_KINDS, restPoseSize, sizeError, varietyIO } from '../../../../bench/models-lib/variety.mjs';
+import { drawnTriangles, makeModel, MODEL_KINDS, restPoseSize, sizeError, usdzPointsSize, varietyIO } from '../../../../bench/models-lib/variety.mjs';
 import { fakeFetcher } from './model-fixtures.test-support.js';
 import { processModelBuffer } from './model-pipeline.js';
 
 const TOLERANCE = 0.001;
-
-/** Size of every `points` array in the USDZ's text layer (no prim in these models carries a transform). */
-function usdzPointsSize(usdz: Buffer): number[] {
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  for (const [, list] of usdz.toString('latin1').matchAll(/point3f\[\] points = \[([^\]]*)\]/g)) {
-    for (const [, x, y, z] of list!.matchAll(/\(([-\d.e]+), ([-\d.e]+), ([-\d.e]+)\)/g)) {
-      [x, y, z].forEach((c, i) => {
-        min[i] = Math.min(min[i]!, Number(c));
-        max[i] = Math.max(max[i]!, Number(c));
-      });
-    }
-  }
-  return max.map((m, i) => m - min[i]!);
-}
 
 describe('models as other tools write them', () => {
   it.each(MODEL_KINDS.map((k) => k.name))('%s: true size within a thousandth in the GLB and the USDZ, every triangle kept', async (name) => {
