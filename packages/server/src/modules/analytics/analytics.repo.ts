@@ -34,28 +34,43 @@ const floorTo = (iso: string, unit: number) => new Date(Math.floor(Date.parse(is
 /** The rollup subject that counts every event of an organization, whatever product_id it names. */
 export const ORG_TOTAL = '';
 
+type Counted = RollupRow & Counts;
+
 /**
  * Counts per rollup key, sorted, so concurrent writers lock rows in the same order (no deadlocks).
  * Each event counts twice: for its subject, and in the organization's total.
+ *
+ * A run of events with the same organization, time and internal flag (a batch's events mostly share one
+ * receive time per request) costs one bucket computation and one lookup per subject: a date parse and a
+ * composed key per event were a tenth of a 20-event request.
  */
 function rollupRows(events: BeaconEvent[], unit: number): RollupRow[] {
-  const rows = new Map<string, RollupRow & Counts>();
-  const add = (e: BeaconEvent, subject: string, bucket: string) => {
-    const internal = e.internal ? 1 : 0;
-    const key = `${e.orgId}\u0000${subject}\u0000${bucket}\u0000${internal}`;
-    let row = rows.get(key);
-    if (!row) {
-      row = { org_id: e.orgId, subject_id: subject, bucket_start: bucket, internal, view: 0, ar_enter: 0, ar_session_ended: 0 };
-      rows.set(key, row);
-    }
-    row[e.type]++;
-  };
+  const groups = new Map<string, Map<string, Counted>>();
+  let group = new Map<string, Counted>();
+  let bucket = '';
+  let last: BeaconEvent | undefined;
   for (const e of events) {
-    const bucket = floorTo(e.occurredAt, unit);
-    add(e, e.subjectId, bucket);
-    add(e, ORG_TOTAL, bucket);
+    if (!last || e.orgId !== last.orgId || e.occurredAt !== last.occurredAt || e.internal !== last.internal) {
+      bucket = floorTo(e.occurredAt, unit);
+      const key = `${e.orgId}\u0000${bucket}\u0000${e.internal ? 1 : 0}`;
+      const known = groups.get(key);
+      if (known) group = known;
+      else groups.set(key, (group = new Map()));
+    }
+    last = e;
+    for (const subject of [e.subjectId, ORG_TOTAL]) {
+      let row = group.get(subject);
+      if (!row) {
+        row = { org_id: e.orgId, subject_id: subject, bucket_start: bucket, internal: e.internal ? 1 : 0, view: 0, ar_enter: 0, ar_session_ended: 0 };
+        group.set(subject, row);
+      }
+      row[e.type]++;
+    }
   }
-  return [...rows.keys()].sort().map((k) => rows.get(k)!);
+  const keyed = [...groups.values()].flatMap((g) =>
+    [...g.values()].map((r) => [`${r.org_id}\u0000${r.subject_id}\u0000${r.bucket_start}\u0000${r.internal}`, r] as const),
+  );
+  return keyed.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map(([, r]) => r);
 }
 
 async function upsertRollups(trx: Executor, table: RollupTable, rows: RollupRow[]) {

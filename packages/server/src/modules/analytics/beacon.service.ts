@@ -44,11 +44,11 @@ export interface BeaconReceipt {
  * past or the future becomes the receive time, flagged, so one bad clock cannot move counts into
  * another day or fill buckets that are already reported.
  */
-export function eventTime(occurredAt: string | undefined, receivedMs: number): { at: string; clamped: boolean } {
-  if (occurredAt === undefined) return { at: new Date(receivedMs).toISOString(), clamped: false };
+export function eventTime(occurredAt: string | undefined, receivedMs: number, receivedAt = new Date(receivedMs).toISOString()): { at: string; clamped: boolean } {
+  if (occurredAt === undefined) return { at: receivedAt, clamped: false };
   const ms = Date.parse(occurredAt);
   if (Number.isNaN(ms) || ms < receivedMs - MAX_AGE_MS || ms > receivedMs + MAX_FUTURE_SKEW_MS) {
-    return { at: new Date(receivedMs).toISOString(), clamped: true };
+    return { at: receivedAt, clamped: true };
   }
   return { at: new Date(ms).toISOString(), clamped: false };
 }
@@ -80,7 +80,7 @@ export class BeaconIntake {
     const receivedAt = new Date(receivedMs).toISOString();
     let clamped = 0;
     const events = body.events.map((input): BeaconEvent => {
-      const time = eventTime(input.occurred_at, receivedMs);
+      const time = eventTime(input.occurred_at, receivedMs, receivedAt);
       if (time.clamped) clamped++;
       return {
         id: newId('bev'),
