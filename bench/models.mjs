@@ -7,6 +7,9 @@
 // Goal: every model ready, dimensions within 0.1%, a USDZ each. Exits 1 when a model misses it.
 //
 //   npm run build && node bench/models.mjs       (BENCH_MODELS_LARGE_TRIANGLES, default 500000; BENCH_MODELS to pick kinds)
+//
+// Each import includes its free poster render in headless Chromium; BENCH_MODELS_NO_POSTER=1 starts Plinth without
+// Chromium, to time the model work alone.
 import { startPlinth } from './lib/plinth.mjs';
 import { printEnvironment } from './lib/report.mjs';
 import { api } from './products-lib/seed.mjs';
@@ -51,7 +54,12 @@ const kb = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;
 const pct = (e) => `${(e * 100).toFixed(4)}%`;
 
 printEnvironment();
-const plinth = await startPlinth({ bootstrap: { org: 'Model variety bench', credits: 1000 } });
+const noPoster = Boolean(process.env.BENCH_MODELS_NO_POSTER);
+const plinth = await startPlinth({
+  bootstrap: { org: 'Model variety bench', credits: 1000 },
+  // A Chromium that cannot be found: the import skips its poster (and says so in the log).
+  env: noPoster ? { PLINTH_CHROMIUM_PATH: 'plinth-bench-no-chromium' } : {},
+});
 const rows = [];
 let failures = 0;
 try {
@@ -89,7 +97,10 @@ try {
   await plinth.stop();
 }
 
-console.log(`\nModel imports through the API (large scan: ${largeTriangles.toLocaleString('en-US')} triangles requested), one at a time\n`);
+console.log(
+  `\nModel imports through the API (large scan: ${largeTriangles.toLocaleString('en-US')} triangles requested), one at a time, ` +
+    `${noPoster ? 'without' : 'with'} the poster render\n`,
+);
 const header = ['model', 'ms to ready', 'triangles in', 'triangles out', 'GLB in', 'GLB stored', 'compression in → stored', 'USDZ', 'size error (API)', 'size error (stored GLB)', 'size error (USDZ)', 'result'];
 const table = rows.map((r) => [
   r.name,
