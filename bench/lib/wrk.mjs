@@ -4,6 +4,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cpuMs, pidListeningOn } from '../products-lib/cpu.mjs';
 import { tempDir } from './processes.mjs';
 
 export function wrkAvailable() {
@@ -95,20 +96,34 @@ export async function compareRounds({ title, baseline, subject, baselineLabel = 
     await runWrk(baseline, settings, settings.warmup);
     await runWrk(subject, settings, settings.warmup);
   }
+  // On a shared machine requests/s mostly says how much CPU the scheduler handed out; each server's own CPU
+  // time per request (from /proc, Linux only) says how much work a request is, and moves only with the code.
+  const pids = { baseline: pidListeningOn(new URL(baseline.url).port), subject: pidListeningOn(new URL(subject.url).port) };
+  const measured = async (target, pid) => {
+    const before = cpuMs(pid);
+    const r = await runWrk(target, settings, settings.duration);
+    return { ...r, cpuUsPerRequest: ((cpuMs(pid) - before) * 1000) / r.requests };
+  };
+  const cpu = (r) => (Number.isFinite(r.cpuUsPerRequest) ? `, ${Math.round(r.cpuUsPerRequest)} µs CPU/req` : '');
   const rounds = [];
   for (let i = 0; i < settings.rounds; i++) {
-    const b = await runWrk(baseline, settings, settings.duration);
-    const s = await runWrk(subject, settings, settings.duration);
+    const b = await measured(baseline, pids.baseline);
+    const s = await measured(subject, pids.subject);
     const ratio = s.requestsPerSecond / b.requestsPerSecond;
-    rounds.push({ baseline: b, subject: s, ratio });
+    rounds.push({ baseline: b, subject: s, ratio, cpuRatio: b.cpuUsPerRequest / s.cpuUsPerRequest });
     console.log(
-      `round ${i + 1}: ${baselineLabel} ${fmt(b.requestsPerSecond)} req/s (p99 ${b.latency.p99.toFixed(2)} ms), ` +
-        `${subjectLabel} ${fmt(s.requestsPerSecond)} req/s (p99 ${s.latency.p99.toFixed(2)} ms, ${s.non2xx} non-2xx), ratio ${ratio.toFixed(2)}x`,
+      `round ${i + 1}: ${baselineLabel} ${fmt(b.requestsPerSecond)} req/s (p99 ${b.latency.p99.toFixed(2)} ms${cpu(b)}), ` +
+        `${subjectLabel} ${fmt(s.requestsPerSecond)} req/s (p99 ${s.latency.p99.toFixed(2)} ms${cpu(s)}, ${s.non2xx} non-2xx), ratio ${ratio.toFixed(2)}x`,
     );
     if (s.non2xx || s.socketErrors) console.log(`WARNING: ${subjectLabel} had ${s.non2xx} non-2xx answers and ${s.socketErrors} socket errors`);
   }
   const sorted = rounds.map((r) => r.ratio).sort((a, b) => a - b);
   const medianRatio = sorted[Math.floor(sorted.length / 2)];
   console.log(`median ratio ${subjectLabel}/${baselineLabel}: ${medianRatio.toFixed(2)}x`);
-  return { rounds, medianRatio };
+  const cpuRatios = rounds.map((r) => r.cpuRatio).filter(Number.isFinite).sort((a, b) => a - b);
+  const medianCpuRatio = cpuRatios.length ? cpuRatios[Math.floor(cpuRatios.length / 2)] : NaN;
+  if (cpuRatios.length) {
+    console.log(`median CPU-per-request ratio ${baselineLabel}/${subjectLabel}: ${medianCpuRatio.toFixed(2)}x (what requests/s would be on an idle machine with the server CPU-bound)`);
+  }
+  return { rounds, medianRatio, medianCpuRatio };
 }
