@@ -2,3 +2,4 @@
 export { boxDocument, glbBytes, gltfFiles, testIO } from './gltf/model-fixtures.test-support.js';
 export { productScene, circle, roundedRect, prng } from './image/image-fixtures.test-support.js';
 export { hostileModels } from './gltf/hostile-models.test-support.js';
+export { renderSyntheticCapture } from './generate/posed-fixtures.test-support.js';

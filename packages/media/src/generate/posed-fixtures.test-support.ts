@@ -63,7 +63,7 @@ function matPage(mat) {
   t.anisotropy = 8;
   return t;
 }
-window.shoot = async ({ width, height, cameras, mat }) => {
+window.shoot = async ({ width, height, cameras, mat, empty }) => {
   const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
   renderer.setPixelRatio(1);
   renderer.setSize(width, height, false);
@@ -104,7 +104,8 @@ window.shoot = async ({ width, height, cameras, mat }) => {
     const product = new THREE.Group();
     product.add(column, spire);
     for (const part of product.children) part.scale.set(0.035, 1, 0.03);
-    scene.add(product);
+    // An empty table: the same walk round, with nothing standing on it.
+    if (!empty) scene.add(product);
     const blobbed = new THREE.Mesh(new THREE.PlaneGeometry(1.2, 1.2), new THREE.MeshStandardMaterial({ map: blobs(2048, 5000, true), roughness: 0.9 }));
     blobbed.rotation.x = -Math.PI / 2;
     table.add(blobbed);
@@ -143,25 +144,82 @@ export interface HandheldPath {
 /** Close round a small product: it fills the frame. */
 export const CLOSE_PATH: HandheldPath = { distance: [0.2, 0.26], elevationDeg: [18, 35], aimY: 0.05 };
 
-/** A walk round the product: `count` photos with seeded jitter in distance, height, aim, roll and step. */
-export function handheldCameras(count: number, seed = 3, path: HandheldPath = CLOSE_PATH) {
+/** A camera of the fixture: its centre, the point it aims at, its roll about the aim (°), field of view (°). */
+export interface FixtureCamera {
+  x: number;
+  y: number;
+  z: number;
+  tx: number;
+  ty: number;
+  tz: number;
+  rollDeg: number;
+  fovDeg: number;
+}
+
+function seeded(seed: number) {
   let s = seed;
-  const rnd = () => ((s = (s * 48271) % 2147483647) / 2147483647);
+  return () => ((s = (s * 48271) % 2147483647) / 2147483647);
+}
+
+/** A camera on the path's sphere round the aim point: azimuth and elevation in radians. */
+function onPath(path: HandheldPath, azimuth: number, elevation: number, distance: number, aim: [number, number, number], rollDeg: number): FixtureCamera {
+  return {
+    x: distance * Math.cos(elevation) * Math.sin(azimuth),
+    y: path.aimY + 0.01 + distance * Math.sin(elevation),
+    z: distance * Math.cos(elevation) * Math.cos(azimuth),
+    tx: aim[0],
+    ty: path.aimY + aim[1],
+    tz: aim[2],
+    rollDeg,
+    fovDeg: 45,
+  };
+}
+
+/** A walk round the product: `count` photos with seeded jitter in distance, height, aim, roll and step. */
+export function handheldCameras(count: number, seed = 3, path: HandheldPath = CLOSE_PATH): FixtureCamera[] {
+  const rnd = seeded(seed);
   return Array.from({ length: count }, (_, i) => {
     const azimuth = ((i + (rnd() - 0.5) * 0.3) / count) * 2 * Math.PI;
     const [e0, e1] = path.elevationDeg;
     const elevation = ((e0 + rnd() * (e1 - e0)) * Math.PI) / 180;
     const distance = path.distance[0] + rnd() * (path.distance[1] - path.distance[0]);
-    return {
-      x: distance * Math.cos(elevation) * Math.sin(azimuth),
-      y: path.aimY + 0.01 + distance * Math.sin(elevation),
-      z: distance * Math.cos(elevation) * Math.cos(azimuth),
-      tx: (rnd() - 0.5) * 0.02,
-      ty: path.aimY + (rnd() - 0.5) * 0.02,
-      tz: (rnd() - 0.5) * 0.02,
-      rollDeg: (rnd() - 0.5) * 16,
-      fovDeg: 45,
-    };
+    const aim: [number, number, number] = [(rnd() - 0.5) * 0.02, (rnd() - 0.5) * 0.02, (rnd() - 0.5) * 0.02];
+    return onPath(path, azimuth, elevation, distance, aim, (rnd() - 0.5) * 16);
+  });
+}
+
+/**
+ * A phone filmed walking once round the product: `frames` cameras along one smooth path whose distance,
+ * elevation and roll drift (slow seeded waves across the path's ranges) with a little per-frame shake of aim
+ * and roll, the walking pace itself uneven. `turns` is how far round the walk goes.
+ */
+export function walkaroundCameras(frames: number, seed = 5, path: HandheldPath = CLOSE_PATH, turns = 1.05): FixtureCamera[] {
+  const rnd = seeded(seed);
+  // A wave between 0 and 1: two sines of random phase, one and two cycles over the walk.
+  const wave = () => {
+    const [p, q] = [rnd() * 2 * Math.PI, rnd() * 2 * Math.PI];
+    return (t: number) => 0.5 + 0.3 * Math.sin(2 * Math.PI * t + p) + 0.2 * Math.sin(4 * Math.PI * t + q);
+  };
+  const [distance, elevation, roll, pace] = [wave(), wave(), wave(), wave()];
+  const start = rnd() * 2 * Math.PI;
+  const [e0, e1] = path.elevationDeg;
+  const shake = (size: number) => (rnd() - 0.5) * size;
+  // Uneven pace: the azimuth is the normalised running sum of a speed between 0.6 and 1.4.
+  const speeds = Array.from({ length: frames }, (_, i) => 0.6 + 0.8 * pace(i / frames));
+  const total = speeds.reduce((a, b) => a + b, 0);
+  let walked = 0;
+  return speeds.map((speed, i) => {
+    const t = i / Math.max(1, frames - 1);
+    const azimuth = start + (walked / total) * turns * 2 * Math.PI;
+    walked += speed;
+    return onPath(
+      path,
+      azimuth,
+      ((e0 + elevation(t) * (e1 - e0)) * Math.PI) / 180,
+      path.distance[0] + distance(t) * (path.distance[1] - path.distance[0]),
+      [shake(0.004), shake(0.004), shake(0.004)],
+      (roll(t) - 0.5) * 16 + shake(1),
+    );
   });
 }
 
@@ -184,6 +242,10 @@ export async function renderSyntheticCapture(opts: {
   height: number;
   mat?: MatScene;
   path?: HandheldPath;
+  /** Leave the product out: photos (and empty masks) of the bare textured table. */
+  empty?: boolean;
+  /** These cameras instead of `count` handheld photos along `path`. */
+  cameras?: readonly FixtureCamera[];
 }): Promise<SyntheticCapture> {
   const browser = await chromium.launch({ executablePath: opts.chromiumPath, args: [...CHROMIUM_ARGS] });
   try {
@@ -202,7 +264,7 @@ export async function renderSyntheticCapture(opts: {
     await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true);
     const shots = await page.evaluate(
       (args) => (window as unknown as { shoot: (a: unknown) => Promise<{ image: string; mask: string }[]> }).shoot(args),
-      { width: opts.width, height: opts.height, cameras: handheldCameras(opts.count, 3, opts.path), mat: opts.mat },
+      { width: opts.width, height: opts.height, cameras: opts.cameras ?? handheldCameras(opts.count, 3, opts.path), mat: opts.mat, empty: opts.empty === true },
     );
     const decode = (url: string) => Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
     return {
