@@ -21,8 +21,11 @@ import {
   type Stub,
 } from './harness.js';
 
-/** Operations outside the SDK: dashboard sign-in (not part of /v1) and the mailed, pre-signed export link. */
-const NOT_IN_SDK = ['POST /auth/login', 'POST /auth/logout', 'GET /v1/exports/{id}/download'];
+/**
+ * Operations outside the SDK: dashboard sign-in (not part of /v1), the mailed, pre-signed export link and
+ * the printable capture mat (a file for people, not a resource for programs).
+ */
+const NOT_IN_SDK = ['POST /auth/login', 'POST /auth/logout', 'GET /v1/exports/{id}/download', 'GET /capture-mat.pdf'];
 /** The dashboard's session-only routes and the embed's read serve those clients, not programs. */
 const notInSdk = (op: string) => NOT_IN_SDK.includes(op) || op.includes(' /dashboard/api/') || op.includes(' /embed/');
 
