@@ -2,7 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import type { CameraRecovery } from '../poses/camera.js';
 import { CHROMIUM_ARGS } from '../render/renders.js';
+import { generatePosedHull, type PosedResult } from './posed-generator.js';
+import type { PreparedView } from './prepared-view.js';
 
 // Synthetic captures that behave like a shop's: a textured product on a textured table, photographed by hand
 // (each photo at its own distance, height, aim and roll, none of them known to the generator), drawn by
@@ -274,4 +277,23 @@ export async function renderSyntheticCapture(opts: {
   } finally {
     await browser.close();
   }
+}
+
+/**
+ * Posed carving as production runs it, with the true height given and `heldOut` views kept out of carving;
+ * with the model, its size error per side (width, height, depth) against the truth, as fractions.
+ */
+export async function carveAtTrueHeight(
+  prepared: readonly PreparedView[],
+  recovery: CameraRecovery,
+  size: SyntheticCapture['size'],
+  heldOut: ReadonlySet<number>,
+): Promise<{ result: PosedResult; errors: number[] }> {
+  const result = await generatePosedHull(
+    prepared,
+    recovery,
+    { triangleBudget: 20_000, textureSize: 1024, dimensions: { height: size.height }, heldOut },
+    async () => undefined,
+  );
+  return { result, errors: (['width', 'height', 'depth'] as const).map((side) => result.dimensions[side] / size[side] - 1) };
 }

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { colmapAvailable, recoverCamerasWithColmap } from '../poses/colmap-runner.js';
 import { resolveHints } from './generator.js';
-import { renderSyntheticCapture } from './posed-fixtures.test-support.js';
-import { generatePosedHull } from './posed-generator.js';
+import { carveAtTrueHeight, renderSyntheticCapture } from './posed-fixtures.test-support.js';
 import { prepareViews } from './prepared-view.js';
 
 const hasColmap = await colmapAvailable();
@@ -18,13 +17,7 @@ describe.skipIf(!hasColmap)('posed generation from handheld synthetic photos (un
     const prepared = await prepareViews(views, resolveHints({}));
     // Three photos are kept out of carving and used only to judge the model.
     const heldOut = new Set([3, 11, 19]);
-    const result = await generatePosedHull(
-      prepared,
-      recovery,
-      { triangleBudget: 20_000, textureSize: 1024, dimensions: { height: capture.size.height }, heldOut },
-      async () => undefined,
-    );
-    const errors = (['width', 'height', 'depth'] as const).map((side) => result.dimensions[side] / capture.size[side] - 1);
+    const { result, errors } = await carveAtTrueHeight(prepared, recovery, capture.size, heldOut);
     console.log('synthetic handheld', recovery.cameras.length, result.dimensions, errors, result.quality, result.heldOutIous, recovery.timings);
     // One piece, agreeing with the photos it was carved from and with three it never saw.
     expect(result.quality.largest_piece).toBeGreaterThanOrEqual(0.99);
