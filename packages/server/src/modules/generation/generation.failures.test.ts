@@ -84,6 +84,8 @@ describe('generation failures end in failed with a refund', () => {
     expect(['poses_not_found', 'inconsistent_views']).toContain(p.error.code);
     // Only the photos whose cut-out found something were offered to the generator.
     expect(p.error.message).toMatch(new RegExp(` of ${found} photos`));
+    // …and the message says how many of the product's photos never reached it.
+    if (found < TABLE_PHOTOS) expect(p.error.message).toContain(`${TABLE_PHOTOS - found} of the product's ${TABLE_PHOTOS} photos were left out`);
     expect(p.model_url).toBeNull();
     expect(p.model).toBeNull();
     await expectRefunded(org.org_id);

@@ -41,12 +41,27 @@ const refuseExternal = async (url: string): Promise<Buffer> => {
   throw new InputRejected('external_uri_refused', `a generated model must be self-contained (asked for ${url})`);
 };
 
+const photosOf = (product: ProductRecord) => product.images.filter((i) => i.origin !== 'rendered').sort((a, b) => a.position - b.position);
+
+/**
+ * The generator counts only the photos it was given; a failure's message also says how many of the product's
+ * photos never reached it (rejected, failed, or with no product found by the cut-out), so "2 of 7" reads
+ * against the 16 the user sent.
+ */
+function withLeftOut(err: unknown, product: ProductRecord, given: number): unknown {
+  const photos = photosOf(product).length;
+  if (!(err instanceof MediaError) || given >= photos) return err;
+  const leftOut = photos - given;
+  const why = `${leftOut} of the product's ${photos} photos were left out before that (rejected, failed, or no product found by the cut-out).`;
+  return new MediaError(err.reason, `${err.message.replace(/\.?$/, '.')} ${why}`, { ...err.details, photos_total: photos, photos_left_out: leftOut });
+}
+
 /**
  * The turntable assumption: the product's own photos, in position order, are views at equal azimuth
  * steps. A rejected or failed photo keeps its slot, so dropping it does not bend the other angles.
  */
 async function loadViews(deps: Deps, product: ProductRecord): Promise<GeneratorView[]> {
-  const shots = product.images.filter((i) => i.origin !== 'rendered').sort((a, b) => a.position - b.position);
+  const shots = photosOf(product);
   const step = 360 / Math.max(1, shots.length);
   const usable = shots
     .map((image, slot) => ({ image, azimuthDeg: slot * step }))
@@ -105,7 +120,10 @@ async function generate(deps: Deps, generator: Generator, product: ProductRecord
   await step(2, 'fetching');
   const views = await loadViews(deps, product);
   if (!views.length) throw new InputRejected('no_usable_views', 'No usable image to build a model from (all were rejected or failed analysis).');
-  const result = await generator.generate(views, await generationHints(deps, product), (percent, name) => step(5 + percent * 0.85, name));
+  const hints = await generationHints(deps, product);
+  const result = await generator.generate(views, hints, (percent, name) => step(5 + percent * 0.85, name)).catch((err: unknown) => {
+    throw withLeftOut(err, product, views.length);
+  });
   await step(92, 'storing_model');
   const model = await deps.media.run('model.process_buffer', { data: result.glb, baseUrl: null, options: { caps: deps.config.modelLimits } }, { fetchBytes: refuseExternal });
   const keys = await storeModel(deps, product, model);
