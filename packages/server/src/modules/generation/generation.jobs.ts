@@ -14,7 +14,7 @@ import type { ProductRecord } from '../products/products.types.js';
 import type { ModelQualityRecord } from '../products/products.types.js';
 import { createGenerator } from './generation.service.js';
 import { recordStepDurations, StepTimer } from '../quotes/step-costs.js';
-import { isMediaRefusal, MediaError, type GenerateHints, type Generator, type GeneratorView } from '@plinth/media';
+import { isMediaError, isMediaRefusal, MediaError, type GenerateHints, type Generator, type GeneratorView } from '@plinth/media';
 
 /** Generation and renders get one retry; the second failure is final and refunds. */
 const RETRIES = 1;
@@ -50,7 +50,7 @@ const photosOf = (product: ProductRecord) => product.images.filter((i) => i.orig
  */
 function withLeftOut(err: unknown, product: ProductRecord, given: number): unknown {
   const photos = photosOf(product).length;
-  if (!(err instanceof MediaError) || given >= photos) return err;
+  if (!isMediaError(err) || given >= photos) return err;
   const leftOut = photos - given;
   const why = `${leftOut} of the product's ${photos} photos were left out before that (rejected, failed, or no product found by the cut-out).`;
   return new MediaError(err.reason, `${err.message.replace(/\.?$/, '.')} ${why}`, { ...err.details, photos_total: photos, photos_left_out: leftOut });
