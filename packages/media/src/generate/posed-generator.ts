@@ -6,6 +6,7 @@ import { carvePosedHull, fillSmallHoles, insideBox, posedSamplers } from './pose
 import { directionToCameraFrame, findFloor, modelFrame } from './posed-frame.js';
 import type { PreparedView } from './prepared-view.js';
 import { groundInModelFrame } from '../mat/mat-ground.js';
+import { masksWithoutMat } from '../mat/mat-mask.js';
 
 // The built-in generator for captures with real cameras (recovered by structure from motion or the mat, or
 // given): level the cameras into the product's frame, carve with their perspective projections, then the
@@ -42,7 +43,9 @@ export async function generatePosedHull(
   progress: Progress,
 ): Promise<PosedResult> {
   const byIndex = new Map(recovery.cameras.map((cam) => [cam.view, cam]));
-  const registered = prepared.filter((view) => byIndex.has(view.index));
+  // On the capture mat the print is known: what agrees with it is not the product, whatever the cut-out kept.
+  const cut = recovery.source === 'mat' ? await masksWithoutMat(prepared, byIndex) : prepared;
+  const registered = cut.filter((view) => byIndex.has(view.index));
   const placed = registered.filter(usableForCarving);
   const views = placed.filter((v) => !options.heldOut?.has(v.index));
   const details = { views_total: recovery.viewsTotal, views_registered: registered.length, views_usable: views.length };
