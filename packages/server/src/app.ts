@@ -33,7 +33,7 @@ import { projectsRoutes } from './modules/projects/projects.routes.js';
 import { reviewRoutes } from './modules/review/review.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
-import { requestLogger } from './logger.js';
+import { requestLogger, requestLoggerOf } from './logger.js';
 import { VERSION } from './version.js';
 
 /** Routes a publishable key may call from a browser (CORS is answered for these only). */
@@ -77,12 +77,17 @@ export interface AppOptions {
 }
 
 export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<FastifyInstance> {
+  // Fastify given a logger times every response and adds 'finish' and 'error' listeners to it, for its access
+  // lines. Those lines are written at info only, so below info (production's usual warn) it gets no logger:
+  // request.log still writes to ours, bound to the request id, so errors keep their reqId. The level is read
+  // here, at start: access lines follow LOG_LEVEL as the app starts with it.
+  const accessLog = opts.logRequests === true && deps.logger.isLevelEnabled('info');
   const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
-    logController: new LogController({ disableRequestLogging: !opts.logRequests }),
+    ...(accessLog && { loggerInstance: deps.logger as FastifyBaseLogger }),
+    logController: new LogController({ disableRequestLogging: !accessLog }),
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: requestIds(),
-    childLoggerFactory: requestLogger as never,
+    childLoggerFactory: (accessLog ? requestLogger : requestLoggerOf(deps.logger)) as never,
     trustProxy: false,
     ajv: { customOptions: { coerceTypes: 'array' } },
     clientErrorHandler,

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { prettyLine, requestLogger } from './logger.js';
+import { prettyLine, requestLogger, requestLoggerOf } from './logger.js';
 
 describe('terminal log lines', () => {
   it('puts time, level, message and the request first, then the other fields', () => {
@@ -53,5 +53,14 @@ describe("a request's logger", () => {
     parent.level = 'info';
     log.info('now shown');
     expect(lines.map((l) => l.msg)).toEqual(['now shown']);
+  });
+
+  it('writes to our logger when fastify was given none (below info, no access lines)', () => {
+    const { parent, lines } = parentAt('warn');
+    const fastifysOwn = { child: () => fastifysOwn };
+    const log = requestLoggerOf(parent)(fastifysOwn, { reqId: 'req_3' }, {});
+    log.info('incoming request');
+    log.error({ err: new Error('boom') }, 'unhandled error');
+    expect(lines.map((l) => [l.msg, l.reqId, (l.err as { message: string }).message])).toEqual([['unhandled error', 'req_3', 'boom']]);
   });
 });

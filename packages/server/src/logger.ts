@@ -110,3 +110,11 @@ export function requestLogger(parent: Logger, bindings: Record<string, unknown>,
   if (options.level) return parent.child(bindings, options);
   return new RequestLogger(parent, bindings, options) as unknown as Logger;
 }
+
+/**
+ * For an app that gives fastify no logger of its own (see app.ts: then fastify adds no per-response
+ * listeners for access lines): each request's logger still writes to `parent`, bound to its id.
+ */
+export function requestLoggerOf(parent: Logger) {
+  return (_fastifyLogger: unknown, bindings: Record<string, unknown>, options: { level?: string }): Logger => requestLogger(parent, bindings, options);
+}

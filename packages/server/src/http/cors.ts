@@ -36,17 +36,18 @@ export function registerCors(app: FastifyInstance, deps: Deps, browserRoutes: Re
 
   // A 401 (unknown or revoked key, or a secret key in a page) is readable from any origin, so the page can say
   // "this key is not valid" instead of blaming its own origin. It reveals nothing a wrong key could not learn.
-  // Added to the browser routes only (their patterns match the route's own path), so no other route pays for it.
-  const readable401 = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: null, payload: unknown) => void) => {
-    if (reply.statusCode === 401 && request.headers.origin && !reply.hasHeader('Access-Control-Allow-Origin')) {
+  // An onError hook on the browser routes only (their patterns match the route's own path): it runs when
+  // something was thrown, so an answered request pays nothing. The error handler keeps headers set here.
+  const readable401 = (request: FastifyRequest, reply: FastifyReply, error: Error & { status?: number; statusCode?: number }, done: () => void) => {
+    if ((error.status ?? error.statusCode) === 401 && request.headers.origin && !reply.hasHeader('Access-Control-Allow-Origin')) {
       reply.header('Access-Control-Allow-Origin', '*');
       reply.header('Access-Control-Expose-Headers', 'X-Request-Id');
     }
-    done(null, payload);
+    done();
   };
   const routes = [...browserRoutes, ...anyOriginRoutes];
   app.addHook('onRoute', (route) => {
     if (!routes.some((r) => r.test(route.url))) return;
-    route.onSend = [...[route.onSend ?? []].flat(), readable401 as never];
+    route.onError = [...[route.onError ?? []].flat(), readable401 as never];
   });
 }

@@ -71,6 +71,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
  */
 export function rewriteUrl(req: IncomingMessage): string {
   const url = req.url ?? '/';
+  if (url.length <= MAX_SEGMENT) return url;
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
   if (path.length <= MAX_SEGMENT) return url;

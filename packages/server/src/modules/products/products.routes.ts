@@ -47,7 +47,7 @@ export const productsRoutes =
       // The projection uses no images: the row alone, one query instead of two.
       const row = await findProductRow(deps.database.db, id, orgIds);
       if (!row || row.status !== 'published' || row.model_status !== 'ready') throw notFound('product');
-      // Sent as a string: the five fields exactly, past the response serializer of the full record.
+      // Sent as prepared bytes: the five fields exactly, past the response serializer of the full record.
       return { ...tagged(JSON.stringify(publicProjection(toProductRecord(row, []), deps.storage))), expires: Date.now() + PUBLIC_CACHE_MS };
     };
 
