@@ -1,33 +1,47 @@
 import type { Insertable, Kysely } from 'kysely';
 import type { DB, Executor } from '../../db.js';
+import { writeBatch, type BatchInsert } from '../../platform/db/batch.js';
 import { BEACON_TYPES, type BeaconEvent, type Counts, type Granularity, type ProductUsage, type UsageFilter } from './analytics.types.js';
 
-type BeaconRow = Insertable<DB['beacon_events']>;
 type RollupRow = Insertable<DB['usage_hourly']>;
 type RollupTable = 'usage_hourly' | 'usage_daily';
-
-/** Rows per INSERT: far below SQLite's 32,766 and PostgreSQL's 65,535 bound parameters. */
-const CHUNK = 500;
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
 const TABLE: Record<Granularity, RollupTable> = { hour: 'usage_hourly', day: 'usage_daily' };
 
-export function toBeaconRow(e: BeaconEvent): BeaconRow {
-  return {
-    id: e.id,
-    org_id: e.orgId,
-    subject_id: e.subjectId,
-    type: e.type,
-    internal: e.internal ? 1 : 0,
-    occurred_at: e.occurredAt,
-    received_at: e.receivedAt,
-    viewer_id: e.viewerId,
-    duration_ms: e.durationMs,
-    clamped: e.clamped ? 1 : 0,
-  };
-}
+/** The statements of a batch, written once: see writeBatch. */
+const BEACON_INSERT: BatchInsert = {
+  table: 'beacon_events',
+  columns: ['id', 'org_id', 'subject_id', 'type', 'internal', 'occurred_at', 'received_at', 'viewer_id', 'duration_ms', 'clamped'],
+};
+
+const rollupInsert = (table: RollupTable): BatchInsert => ({
+  table,
+  columns: ['org_id', 'subject_id', 'bucket_start', 'internal', ...BEACON_TYPES],
+  onConflict:
+    'on conflict ("org_id", "subject_id", "bucket_start", "internal") do update set ' +
+    BEACON_TYPES.map((t) => `"${t}" = "${table}"."${t}" + excluded."${t}"`).join(', '),
+});
+
+const HOURLY_INSERT = rollupInsert('usage_hourly');
+const DAILY_INSERT = rollupInsert('usage_daily');
+
+const beaconRow = (e: BeaconEvent) => [
+  e.id,
+  e.orgId,
+  e.subjectId,
+  e.type,
+  e.internal ? 1 : 0,
+  e.occurredAt,
+  e.receivedAt,
+  e.viewerId,
+  e.durationMs,
+  e.clamped ? 1 : 0,
+];
+
+const rollupValues = (r: RollupRow) => [r.org_id, r.subject_id, r.bucket_start, r.internal, r.view, r.ar_enter, r.ar_session_ended];
 
 const floorTo = (iso: string, unit: number) => new Date(Math.floor(Date.parse(iso) / unit) * unit).toISOString();
 
@@ -73,32 +87,16 @@ function rollupRows(events: BeaconEvent[], unit: number): RollupRow[] {
   return keyed.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map(([, r]) => r);
 }
 
-async function upsertRollups(trx: Executor, table: RollupTable, rows: RollupRow[]) {
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    await trx
-      .insertInto(table)
-      .values(rows.slice(i, i + CHUNK))
-      .onConflict((oc) =>
-        oc.columns(['org_id', 'subject_id', 'bucket_start', 'internal']).doUpdateSet((eb) => ({
-          view: eb(eb.ref(`${table}.view`), '+', eb.ref('excluded.view')),
-          ar_enter: eb(eb.ref(`${table}.ar_enter`), '+', eb.ref('excluded.ar_enter')),
-          ar_session_ended: eb(eb.ref(`${table}.ar_session_ended`), '+', eb.ref('excluded.ar_session_ended')),
-        })),
-      )
-      .execute();
-  }
-}
-
-/** The raw events and both rollups, in one transaction: usage never disagrees with what was stored. */
+/**
+ * The raw events and both rollups, in one transaction: usage never disagrees with what was stored. The
+ * rollups get one upsert per distinct (organization, subject, bucket, internal) of the batch, not one per event.
+ */
 export async function writeBeaconEvents(db: Kysely<DB>, events: BeaconEvent[]): Promise<void> {
-  const rows = events.map(toBeaconRow);
-  await db.transaction().execute(async (trx) => {
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      await trx.insertInto('beacon_events').values(rows.slice(i, i + CHUNK)).execute();
-    }
-    await upsertRollups(trx, 'usage_hourly', rollupRows(events, HOUR_MS));
-    await upsertRollups(trx, 'usage_daily', rollupRows(events, DAY_MS));
-  });
+  await writeBatch(db, [
+    { insert: BEACON_INSERT, rows: events.map(beaconRow) },
+    { insert: HOURLY_INSERT, rows: rollupRows(events, HOUR_MS).map(rollupValues) },
+    { insert: DAILY_INSERT, rows: rollupRows(events, DAY_MS).map(rollupValues) },
+  ]);
 }
 
 /** The product's organization, when the product is within reach. */

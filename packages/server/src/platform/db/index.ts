@@ -3,6 +3,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
+import { registerSqlite } from './batch.js';
 import { migrationProvider, type MigrationSet } from './migrations.js';
 import type { PlatformTables } from './schema.js';
 
@@ -76,6 +77,7 @@ function openSqlite<DB>(file: string, migrations?: MigrationSet): Database<DB> {
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  registerSqlite(db, raw);
   return finish(db, 'sqlite', file, migrations);
 }
 
