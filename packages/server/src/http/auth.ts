@@ -37,6 +37,11 @@ const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-R
 function bearer(request: FastifyRequest): string | null | undefined {
   const header = request.headers.authorization;
   if (header === undefined) return undefined;
+  // The usual shape, read without a match array; anything else goes through the full pattern.
+  if (header.startsWith('Bearer ')) {
+    const token = header.slice(7);
+    if (token && !/\s/.test(token)) return token;
+  }
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m ? m[1] : null;
 }

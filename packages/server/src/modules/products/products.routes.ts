@@ -41,7 +41,10 @@ export const productsRoutes =
   (deps: Deps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const json = (p: Parameters<typeof productJson>[0]) => productJson(p, deps.storage);
-    const publicAnswers = new Map<string, TaggedBody & { expires: number }>();
+    type PublicAnswer = TaggedBody & { expires: number };
+    // By organizations, then by id: a hit builds no key string (a publishable key has one organization).
+    const publicAnswers = new Map<string, Map<string, PublicAnswer>>();
+    let publicCount = 0;
     /** The five public fields of a published product with a ready model, tagged once for every request that reuses them. */
     const publicAnswer = async (orgIds: string[], id: string) => {
       // The projection uses no images: the row alone, one query instead of two.
@@ -154,15 +157,22 @@ export const productsRoutes =
         if (principal.kind !== 'publishable_key') {
           return getProduct(deps, principal, request.params.id).then((p) => reply.type('application/json; charset=utf-8').send(JSON.stringify(json(p)) as never) as never);
         }
-        const key = `${principal.orgIds.join(',')}/${request.params.id}`;
-        const cached = publicAnswers.get(key);
+        const orgs = principal.orgIds.length === 1 ? principal.orgIds[0] : principal.orgIds.join(',');
+        const id = request.params.id;
+        const cached = publicAnswers.get(orgs)?.get(id);
         if (cached && cached.expires > Date.now()) {
           sendTaggedJson(request, reply, cached);
           return;
         }
-        return publicAnswer(principal.orgIds, request.params.id).then((answer) => {
-          if (publicAnswers.size >= PUBLIC_CACHE_MAX) publicAnswers.clear();
-          publicAnswers.set(key, answer);
+        return publicAnswer(principal.orgIds, id).then((answer) => {
+          if (publicCount >= PUBLIC_CACHE_MAX) {
+            publicAnswers.clear();
+            publicCount = 0;
+          }
+          let byId = publicAnswers.get(orgs);
+          if (!byId) publicAnswers.set(orgs, (byId = new Map()));
+          if (!byId.has(id)) publicCount++;
+          byId.set(id, answer);
           return sendTaggedJson(request, reply, answer) as never;
         });
       },
