@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { MASK_THRESHOLD, type PreparedView } from '../generate/prepared-view.js';
 import type { PosedCamera } from '../poses/camera.js';
+import { opencv, type Cv } from '../segment/opencv.js';
 import { BOARD_ORIGIN_MM, boardRects, MAT_SQUARE_MM, MAT_SQUARES_X, MAT_SQUARES_Y, PAGE_MM, rulerRects } from './board.js';
 
 // The cut-out on the capture mat. A segmenter sees a product standing on a black-and-white page and often
@@ -105,6 +106,62 @@ function expectedPrint(view: PreparedView, cam: PosedCamera): Expected {
   return { lo, hi };
 }
 
+const [AGREES, DISAGREES] = [1, 2];
+/** GrabCut's labels. */
+const GC = { bgd: 0, fgd: 1, prBgd: 2, prFgd: 3 } as const;
+/** GrabCut works on copies at most this side; its answer is scaled back to the mask. */
+const GRABCUT_SIDE = 640;
+
+/**
+ * The segmenter's mask decided again by GrabCut with what the mat tells for sure: the print where it shows
+ * is backdrop, what hides a sure part of it is product; off the page the segmenter's answer is the guess.
+ * A segmenter that took the page for the product also misjudged the rest of the photo (the product's
+ * parts seen against the table); GrabCut's colour models, now learnt from the right pixels, put them back.
+ * The result is 1 where product.
+ */
+async function reseeded(view: PreparedView, print: Uint8Array, ex: Expected): Promise<Uint8Array> {
+  const { maskWidth: w, maskHeight: h } = view;
+  const scale = Math.min(1, GRABCUT_SIDE / Math.max(w, h));
+  const [gw, gh] = [Math.max(1, Math.round(w * scale)), Math.max(1, Math.round(h * scale))];
+  const rgb = await sharp(view.image).rotate().resize(gw, gh, { fit: 'fill' }).removeAlpha().raw().toBuffer();
+  const seeds = new Uint8Array(gw * gh);
+  let sure = 0;
+  for (let y = 0; y < gh; y++) {
+    for (let x = 0; x < gw; x++) {
+      const i = Math.min(h - 1, Math.floor((y + 0.5) / scale)) * w + Math.min(w - 1, Math.floor((x + 0.5) / scale));
+      const definite = ex.lo[i] === ex.hi[i];
+      const guess = view.mask[i] >= MASK_THRESHOLD ? GC.prFgd : GC.prBgd;
+      const label = print[i] === AGREES ? GC.bgd : print[i] === DISAGREES && definite ? GC.fgd : print[i] === DISAGREES ? GC.prFgd : guess;
+      if (label === GC.fgd) sure++;
+      seeds[y * gw + x] = label;
+    }
+  }
+  const fromSegmenter = () => Uint8Array.from(view.mask, (v) => (v >= MASK_THRESHOLD ? 1 : 0));
+  if (sure === 0) return fromSegmenter();
+  const { cv } = (await opencv()) as { cv: Cv & Record<string, any> };
+  const img = cv.matFromArray(gh, gw, cv.CV_8UC3, rgb);
+  const mask = cv.matFromArray(gh, gw, cv.CV_8UC1, seeds);
+  const bgd = new cv.Mat();
+  const fgd = new cv.Mat();
+  try {
+    cv.grabCut(img, mask, new cv.Rect(0, 0, gw, gh), bgd, fgd, 3, cv.GC_INIT_WITH_MASK);
+    const labels = mask.data as Uint8Array;
+    const out = new Uint8Array(w * h);
+    for (let y = 0; y < h; y++) {
+      const gy = Math.min(gh - 1, Math.floor((y + 0.5) * scale));
+      for (let x = 0; x < w; x++) {
+        const l = labels[gy * gw + Math.min(gw - 1, Math.floor((x + 0.5) * scale))];
+        out[y * w + x] = l === GC.fgd || l === GC.prFgd ? 1 : 0;
+      }
+    }
+    return out;
+  } catch {
+    return fromSegmenter();
+  } finally {
+    for (const m of [img, mask, bgd, fgd]) m.delete();
+  }
+}
+
 /** The photo's luma at the mask's size. */
 async function lumaAtMaskSize(view: PreparedView): Promise<Uint8Array> {
   const data = await sharp(view.image).rotate().resize(view.maskWidth, view.maskHeight, { fit: 'fill' }).greyscale().raw().toBuffer();
@@ -151,6 +208,10 @@ function levels(luma: Uint8Array, ex: Expected, w: number, h: number): (x: numbe
   return (x, y) => table[Math.floor(x / TILE) + Math.floor(y / TILE) * tx];
 }
 
+function onEdge(i: number, w: number, h: number): boolean {
+  return i < w || i >= w * (h - 1) || i % w === 0 || i % w === w - 1;
+}
+
 /** The 4-connected pieces of the pixels where `inside` holds. */
 function pieces(inside: (i: number) => boolean, w: number, h: number): number[][] {
   const seen = new Uint8Array(w * h);
@@ -185,7 +246,7 @@ function tidy(mask: Uint8Array, inkSeen: Uint8Array, w: number, h: number): void
   const largest = Math.max(0, ...parts.map((p) => p.length));
   for (const p of parts) if (p.length < MIN_PIECE_SHARE * largest) for (const i of p) mask[i] = 0;
   for (const hole of pieces((i) => mask[i] === 0, w, h)) {
-    const open = hole.some((i) => inkSeen[i] || i < w || i >= w * (h - 1) || i % w === 0 || i % w === w - 1);
+    const open = hole.some((i) => inkSeen[i] || onEdge(i, w, h));
     if (!open) for (const i of hole) mask[i] = 255;
   }
 }
@@ -201,8 +262,8 @@ function sweep(src: Uint8Array, w: number, h: number, r: number, alongX: boolean
     for (let k = 0; k < len; k++) {
       const [a, b] = [Math.max(0, k - r), Math.min(len, k + r + 1)];
       const set = prefix[b] - prefix[a];
-      // Off the image counts as unset: shrinking pulls a shape touching the border in, as the photo does.
-      out[at(line, k)] = (grow ? set > 0 : set === 2 * r + 1) ? 255 : 0;
+      // Off the image counts as set when shrinking: a mask cut off by the photo's edge stays cut off there.
+      out[at(line, k)] = (grow ? set > 0 : set === b - a) ? 255 : 0;
     }
   }
   return out;
@@ -225,22 +286,30 @@ export async function maskWithoutMat(view: PreparedView, cam: PosedCamera): Prom
   const ex = expectedPrint(view, cam);
   const luma = await lumaAtMaskSize(view);
   const levelAt = levels(luma, ex, w, h);
-  const kept = new Uint8Array(w * h);
-  const inkSeen = new Uint8Array(w * h);
+  // Per pixel: off the page, agrees with the print, or disagrees with it (something stands in front).
+  const print = new Uint8Array(w * h);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
-      if (view.mask[i] < MASK_THRESHOLD) continue;
-      if (!Number.isNaN(ex.lo[i])) {
-        const [ink, paper] = levelAt(x, y);
-        const b = (luma[i] - ink) / Math.max(1, paper - ink);
-        if (b >= ex.lo[i] - TOLERANCE && b <= ex.hi[i] + TOLERANCE) {
-          inkSeen[i] = ex.hi[i] === 0 ? 1 : 0;
-          continue;
-        }
-      }
-      kept[i] = 255;
+      if (Number.isNaN(ex.lo[i])) continue;
+      const [ink, paper] = levelAt(x, y);
+      const b = (luma[i] - ink) / Math.max(1, paper - ink);
+      print[i] = b >= ex.lo[i] - TOLERANCE && b <= ex.hi[i] + TOLERANCE ? AGREES : DISAGREES;
     }
+  }
+  const regrown = await reseeded(view, print, ex);
+  // On the page the print decides; off it, the segmenter's product plus what GrabCut found with the mat's
+  // seeds, except pieces reaching the photo's edge (a product on the mat is in frame; the sky and the wall are not).
+  const cut = Uint8Array.from(view.mask, (v) => (v >= MASK_THRESHOLD ? 1 : 0));
+  for (const added of pieces((i) => !cut[i] && print[i] === 0 && regrown[i] === 1, w, h)) {
+    if (!added.some((i) => onEdge(i, w, h))) for (const i of added) cut[i] = 1;
+  }
+  const kept = new Uint8Array(w * h);
+  const inkSeen = new Uint8Array(w * h);
+  for (let i = 0; i < w * h; i++) {
+    if (!cut[i]) continue;
+    if (print[i] === AGREES) inkSeen[i] = ex.hi[i] === 0 ? 1 : 0;
+    else kept[i] = 255;
   }
   // A pixel of product over paper looks like paper: the paper's white cells and rings inside the product's
   // outline come back by closing gaps up to a few print cells wide (the outline of a convex product is

@@ -3,34 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { cameraCentre } from '../poses/camera.js';
 import { createBuiltinGenerator } from '../generate/builtin-generator.js';
 import { resolveHints } from '../generate/generator.js';
-import { handheldCameras, renderSyntheticCapture, type HandheldPath, type MatScene } from '../generate/posed-fixtures.test-support.js';
+import { handheldCameras, renderSyntheticCapture } from '../generate/posed-fixtures.test-support.js';
 import { generatePosedHull } from '../generate/posed-generator.js';
 import { prepareViews } from '../generate/prepared-view.js';
 import { renderTurntable } from '../render/renders.js';
-import { BOARD_ORIGIN_MM, boardRects, MAT_SQUARE_MM, MAT_SQUARES_X, MAT_SQUARES_Y, PAGE_MM } from './board.js';
 import { recoverCamerasFromMat } from './mat-poses.js';
+import { MAT_PATH, MAT_SCENE as SCENE } from './mat-scene.test-support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const COUNT = 16;
 /** A phone's photos are larger still; this is enough to read the mat from a low angle. */
 const [WIDTH, HEIGHT] = [1280, 960];
-/**
- * Standing back far enough to see most of the mat round the vase, from low to high. The lowest photos
- * matter: a top seen only from above grows by its radius × tan(elevation) in the hull.
- */
-const MAT_PATH: HandheldPath = { distance: [0.4, 0.5], elevationDeg: [18, 50], aimY: 0.05 };
 /** Set PLINTH_LOOK_DIR to keep one photo and the model's renders there, to look at. */
 const LOOK_DIR = process.env.PLINTH_LOOK_DIR;
-
-// The board's centre is the world's origin; the page's centre lies where the layout puts it from there.
-const boardCentreMm = { x: BOARD_ORIGIN_MM.x + (MAT_SQUARES_X * MAT_SQUARE_MM) / 2, y: BOARD_ORIGIN_MM.y + (MAT_SQUARES_Y * MAT_SQUARE_MM) / 2 };
-const SCENE: MatScene = {
-  rects: boardRects(),
-  pageMm: PAGE_MM,
-  pageCentre: [(PAGE_MM.width / 2 - boardCentreMm.x) / 1000, (PAGE_MM.height / 2 - boardCentreMm.y) / 1000],
-  productAt: [0.012, -0.018],
-  pxPerMm: 8,
-};
 
 describe('a textureless product on the capture mat (handheld photos, cameras unknown)', () => {
   it('poses every photo from the mat, and the engine makes one piece at the true size without being told it', { timeout: 600_000 }, async () => {
