@@ -51,8 +51,7 @@ function insertSql(insert: BatchInsert, rowCount: number, placeholder: (n: numbe
 /**
  * All `writes`, in order, in one transaction: either every row is stored or none is. Resolves once committed.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function writeBatch(db: Kysely<any>, writes: readonly BatchWrite[]): Promise<void> {
+export async function writeBatch<DB>(db: Kysely<DB>, writes: readonly BatchWrite[]): Promise<void> {
   const sqlite = sqliteHandles.get(db);
   if (sqlite) {
     // The connection is taken through Kysely, so no Kysely transaction is open on it meanwhile.
