@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, accessSync, constants as fsConstants } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import type { ModelCaps } from '@plinth/media';
 
@@ -70,6 +71,12 @@ export interface Config {
   redisUrl: string | null;
   /** file://… (disk) or s3://bucket?endpoint=…&region=…&force_path_style=true */
   storageUrl: string;
+  /**
+   * Where the worker's media children share cut-outs by content hash: a cache, never state. Beside the
+   * data in embedded mode; in the system's temporary directory when files live in a bucket, so a
+   * scaled-out worker keeps nothing of its own under PLINTH_DATA_DIR.
+   */
+  cutoutCacheDir: string;
   publicUrl: string;
   secret: string;
   smtpUrl: string | null;
@@ -159,6 +166,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databaseUrl,
     redisUrl: env.REDIS_URL || null,
     storageUrl,
+    cutoutCacheDir: storageUrl.startsWith('s3://') ? join(tmpdir(), 'plinth-cutouts') : join(dataDir, 'cutouts'),
     publicUrl,
     secret: resolveSecret(env, dataDir),
     smtpUrl: env.SMTP_URL || null,

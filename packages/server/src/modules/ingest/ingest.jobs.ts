@@ -53,7 +53,7 @@ type Source = { origin: ImageOrigin; url: string | null; load: () => Promise<Buf
 async function ingestImages(deps: Deps, product: ProductRecord, sources: Source[], data: IngestData) {
   let done = 0;
   // Shared by the worker's media children: a photo already cut out (a retry, another product) is not cut out again.
-  const cutoutCacheDir = join(deps.config.dataDir, 'cutouts');
+  const cutoutCacheDir = deps.config.cutoutCacheDir;
   // The cut-out's cost per photo (with its download) feeds later quotes' estimates.
   const timer = new StepTimer(deps.clock);
   timer.enter('cutting_out');
