@@ -98,7 +98,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
 
   // A callback hook, not an async one: no promise and microtask on every request for one header.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('X-Request-Id', request.id);
+    reply.header('x-request-id', request.id); // lower case: fastify would lower-case it on every request
     done();
   });
   registerErrorHandling(app);

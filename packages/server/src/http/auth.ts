@@ -129,9 +129,10 @@ function admit(request: FastifyRequest, reply: FastifyReply, rule: AuthRule, pri
   authorize(request, rule, principal);
   request.principal = principal;
   if (principal.kind === 'publishable_key' && request.headers.origin) {
-    reply.header('Access-Control-Allow-Origin', request.headers.origin);
-    reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-    reply.header('Vary', 'Origin');
+    // Lower-case names: fastify lower-cases each name it is given (a new string per call); the wire is the same.
+    reply.header('access-control-allow-origin', request.headers.origin);
+    reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+    reply.header('vary', 'Origin');
   }
   return spendToken(request, reply, rule, principal, deps);
 }
