@@ -65,10 +65,8 @@ describe('a textureless product on the capture mat, cut out by the segmenters', 
     expectTrueSizeInOnePiece(await throughTheEngine(capture, 'isnet'));
   });
 
-  // Known gap: the classical cut-out takes the page for the product and, in some photos, the vase's top seen
-  // against the table for backdrop; the mat cannot bring back what lies off the page, and those photos carve
-  // the top away. This flips to a failure (and should become a plain `it`) once the classical cut-out copes.
-  it.fails('classical: one piece at the true size (not yet: the cut-out loses the top off the page)', { timeout: 600_000 }, async () => {
-    expectTrueSizeInOnePiece(await throughTheEngine(capture, 'classical'));
-  });
+  // Known gap, measured and documented in docs/generation.md (capture mat): the classical cut-out takes the
+  // page for the product and, in some photos, the vase's top seen against the table for backdrop; the mat
+  // cannot bring back what lies off the page, so classical mat captures are refused (largest piece 0.81),
+  // never a slab marked ready. Not run here: it costs CI minutes to show a known refusal.
 });
