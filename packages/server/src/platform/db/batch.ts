@@ -1,11 +1,13 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, PostgresAdapter, type Kysely } from 'kysely';
+import { SqliteWriterThread } from './writer-thread.js';
 
 /**
  * Writes many rows of a few fixed shapes in one transaction, without building a query per row or per batch:
  * the SQL of each shape is written once. On SQLite the rows go through one prepared better-sqlite3
- * statement per shape, reused across batches, the whole transaction run synchronously; on PostgreSQL each
- * shape is one multi-row INSERT … VALUES per 500 rows.
+ * statement per shape, reused across batches, the whole transaction run on a writer thread with its own
+ * connection (writer-thread.ts; in memory, where no second connection can see the data, synchronously on
+ * the main one); on PostgreSQL each shape is one multi-row INSERT … VALUES per 500 rows.
  */
 export interface BatchInsert {
   table: string;
@@ -26,14 +28,35 @@ const CHUNK = 500;
 interface SqliteHandle {
   raw: SqliteDatabase.Database;
   statements: Map<BatchInsert, SqliteDatabase.Statement>;
+  /** the database file; null in memory, which no second connection can share */
+  file: string | null;
+  /** made at the first batch, so a server that never writes one starts no thread */
+  thread: SqliteWriterThread | null;
 }
 
 const sqliteHandles = new WeakMap<object, SqliteHandle>();
 
 /** Called by openDatabase: lets writeBatch reach the SQLite connection under a Kysely instance. */
-export function registerSqlite<DB>(db: Kysely<DB>, raw: SqliteDatabase.Database): void {
-  sqliteHandles.set(db, { raw, statements: new Map() });
+export function registerSqlite<DB>(db: Kysely<DB>, raw: SqliteDatabase.Database, file: string | null): void {
+  sqliteHandles.set(db, { raw, statements: new Map(), file, thread: null });
 }
+
+/** Called as the database closes: waits for the batches in flight on the writer thread, then stops it. */
+export async function closeBatchWriter<DB>(db: Kysely<DB>): Promise<void> {
+  const handle = sqliteHandles.get(db);
+  const thread = handle?.thread;
+  if (!thread) return;
+  handle.thread = null;
+  handle.file = null;
+  await thread.close();
+}
+
+const oneRowSql = new Map<BatchInsert, string>();
+const sqlOf = (insert: BatchInsert) => {
+  let text = oneRowSql.get(insert);
+  if (text === undefined) oneRowSql.set(insert, (text = insertSql(insert, 1, () => '?')));
+  return text;
+};
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -53,6 +76,12 @@ function insertSql(insert: BatchInsert, rowCount: number, placeholder: (n: numbe
  */
 export async function writeBatch<DB>(db: Kysely<DB>, writes: readonly BatchWrite[]): Promise<void> {
   const sqlite = sqliteHandles.get(db);
+  if (sqlite?.file) {
+    // A database file: the batch is written and committed on the writer thread, off the event loop.
+    sqlite.thread ??= new SqliteWriterThread(sqlite.file);
+    await sqlite.thread.write(writes.map((w) => ({ sql: sqlOf(w.insert), rows: w.rows })));
+    return;
+  }
   if (sqlite) {
     // The connection is taken through Kysely, so no Kysely transaction is open on it meanwhile.
     await db.connection().execute(async () => writeSqlite(sqlite, writes));
@@ -73,7 +102,7 @@ export async function writeBatch<DB>(db: Kysely<DB>, writes: readonly BatchWrite
 function writeSqlite(handle: SqliteHandle, writes: readonly BatchWrite[]) {
   const statements = writes.map((w) => {
     let stmt = handle.statements.get(w.insert);
-    if (!stmt) handle.statements.set(w.insert, (stmt = handle.raw.prepare(insertSql(w.insert, 1, () => '?'))));
+    if (!stmt) handle.statements.set(w.insert, (stmt = handle.raw.prepare(sqlOf(w.insert))));
     return stmt;
   });
   handle.raw.transaction(() => {

@@ -1,9 +1,22 @@
 import SqliteDatabase from 'better-sqlite3';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  Migrator,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDialectConfig,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
-import { registerSqlite } from './batch.js';
+import { closeBatchWriter, registerSqlite } from './batch.js';
 import { migrationProvider, type MigrationSet } from './migrations.js';
 import type { PlatformTables } from './schema.js';
 
@@ -76,9 +89,30 @@ function openSqlite<DB>(file: string, migrations?: MigrationSet): Database<DB> {
   raw.pragma('synchronous = FULL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
-  registerSqlite(db, raw);
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
+  registerSqlite(db, raw, file === ':memory:' ? null : file);
   return finish(db, 'sqlite', file, migrations);
+}
+
+/**
+ * Transactions begin IMMEDIATE: they take the write lock at once, waiting (busy_timeout) while the batch
+ * writer thread's connection commits. A deferred one that read first could find, when it came to write,
+ * that the other connection had committed since its read, and fail with SQLITE_BUSY instead of waiting.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
 }
 
 /**
@@ -140,6 +174,7 @@ function finish<DB>(db: Kysely<DB>, kind: 'sqlite' | 'postgres', url: string, mo
     },
     listen: (channel, onNotify) => (kind === 'postgres' ? listenPostgres(url, channel, onNotify) : Promise.resolve(null)),
     async close() {
+      await closeBatchWriter(db);
       await db.destroy();
     },
   };

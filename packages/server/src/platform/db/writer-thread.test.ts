@@ -1,0 +1,109 @@
+import { join } from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../../test/env.js';
+import { writeBatch, type BatchInsert } from './batch.js';
+import { openDatabase, type Database } from './index.js';
+
+/**
+ * Batches on a database file are committed by a writer thread with its own connection (writer-thread.ts),
+ * while the main connection goes on reading and writing. These check what that must not change: a batch
+ * is visible once its promise resolves, fails whole, never makes a main-thread transaction fail, and is
+ * not lost when the database closes with batches in flight.
+ */
+interface Tables {
+  items: { id: string; n: number };
+  counters: { name: string; value: number };
+}
+
+const ITEMS: BatchInsert = { table: 'items', columns: ['id', 'n'] };
+const COUNTERS: BatchInsert = {
+  table: 'counters',
+  columns: ['name', 'value'],
+  onConflict: 'on conflict ("name") do update set "value" = "counters"."value" + excluded."value"',
+};
+
+const dirs: Array<{ remove(): void }> = [];
+const open: Database<Tables>[] = [];
+
+async function database(file?: string): Promise<{ database: Database<Tables>; db: Kysely<Tables>; file: string }> {
+  if (!file) {
+    const dir = tempDir();
+    dirs.push(dir);
+    file = join(dir.path, 'batch.db');
+  }
+  const database = openDatabase<Tables & Record<string, never>>(file) as unknown as Database<Tables>;
+  open.push(database);
+  await sql`create table if not exists items (id text primary key, n integer not null)`.execute(database.db);
+  await sql`create table if not exists counters (name text primary key, value integer not null)`.execute(database.db);
+  return { database, db: database.db, file };
+}
+
+const count = async (db: Kysely<Tables>) => Number((await db.selectFrom('items').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+afterEach(async () => {
+  for (const d of open.splice(0)) await d.close().catch(() => {});
+  for (const d of dirs.splice(0)) d.remove();
+});
+
+describe('batches on the writer thread', () => {
+  it('a batch is readable from the main connection as soon as it resolves, rollups included', async () => {
+    const { db } = await database();
+    await writeBatch(db, [
+      { insert: ITEMS, rows: [['a', 1], ['b', 2]] },
+      { insert: COUNTERS, rows: [['views', 2]] },
+    ]);
+    expect(await count(db)).toBe(2);
+    await writeBatch(db, [{ insert: COUNTERS, rows: [['views', 3]] }]);
+    expect(await db.selectFrom('counters').selectAll().execute()).toEqual([{ name: 'views', value: 5 }]);
+  });
+
+  it('a batch that breaks a constraint fails whole, with SQLite\'s code, and the thread goes on', async () => {
+    const { db } = await database();
+    await writeBatch(db, [{ insert: ITEMS, rows: [['a', 1]] }]);
+    const failed = writeBatch(db, [{ insert: ITEMS, rows: [['b', 2], ['a', 3]] }]);
+    await expect(failed).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    expect(await db.selectFrom('items').select('id').orderBy('id').execute()).toEqual([{ id: 'a' }]);
+    await writeBatch(db, [{ insert: ITEMS, rows: [['c', 4]] }]);
+    expect(await count(db)).toBe(2);
+  });
+
+  it('main-thread transactions that read, then write, never fail while the thread commits', async () => {
+    const { db } = await database();
+    await sql`insert into counters (name, value) values ('main', 0)`.execute(db);
+    const batches: Promise<void>[] = [];
+    const transactions: Promise<void>[] = [];
+    for (let i = 0; i < 200; i++) {
+      batches.push(writeBatch(db, [{ insert: ITEMS, rows: [[`t${i}`, i]] }]));
+      transactions.push(
+        db.transaction().execute(async (trx) => {
+          const row = await trx.selectFrom('counters').select('value').where('name', '=', 'main').executeTakeFirstOrThrow();
+          await new Promise((resolve) => setImmediate(resolve));
+          await trx.updateTable('counters').set({ value: row.value + 1 }).where('name', '=', 'main').execute();
+        }),
+      );
+    }
+    const outcomes = await Promise.allSettled([...batches, ...transactions]);
+    expect(outcomes.filter((o) => o.status === 'rejected')).toEqual([]);
+    expect(await count(db)).toBe(200);
+    // Every read-then-write saw the one before it: no update was lost.
+    expect((await db.selectFrom('counters').select('value').where('name', '=', 'main').executeTakeFirstOrThrow()).value).toBe(200);
+  });
+
+  it('closing the database waits for the batches in flight: none is lost', async () => {
+    const { database: first, file } = await database();
+    const pending = Array.from({ length: 50 }, (_, i) => writeBatch(first.db, [{ insert: ITEMS, rows: [[`c${i}`, i]] }]));
+    await first.close();
+    expect((await Promise.allSettled(pending)).every((o) => o.status === 'fulfilled')).toBe(true);
+    const { db } = await database(file);
+    expect(await count(db)).toBe(50);
+  });
+
+  it('an in-memory database, which no second connection can share, writes on the main connection', async () => {
+    const database = openDatabase(':memory:') as unknown as Database<Tables>;
+    open.push(database);
+    await sql`create table items (id text primary key, n integer not null)`.execute(database.db);
+    await writeBatch(database.db, [{ insert: ITEMS, rows: [['m', 1]] }]);
+    expect(await count(database.db)).toBe(1);
+  });
+});
