@@ -84,6 +84,7 @@ function bootstrapArgs(opts) {
  *   when given, the organization is created before the server starts, so no demo organization is made.
  * options.args: extra arguments to `serve` (e.g. ['--no-worker']).
  * options.env: extra environment (e.g. { PLINTH_RATE_LIMITS: 'on' } to measure the limiter).
+ * options.nodeArgs: flags for the server's node (e.g. ['--cpu-prof', '--cpu-prof-dir=DIR'] to profile it).
  *
  * Returns { url, port, dataDir, env, keys, demoSecretKey, bootstrap(opts), stop() }; `keys` is the
  * bootstrap JSON ({ org_id, user_id, secret_key, project_id, publishable_key }) or null.
@@ -98,7 +99,7 @@ export async function startPlinth(options = {}) {
   const keys = options.bootstrap ? JSON.parse(runCli(bootstrapArgs(options.bootstrap), env)) : null;
 
   let demoSecretKey = null;
-  const server = spawnTracked(process.execPath, [CLI, 'serve', ...(options.args ?? [])], {
+  const server = spawnTracked(process.execPath, [...(options.nodeArgs ?? []), CLI, 'serve', ...(options.args ?? [])], {
     cwd: ROOT,
     env,
     label: 'plinth serve',

@@ -6,8 +6,9 @@ import addFormats from 'ajv-formats';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchema } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { Deps } from './deps.js';
-import { registerAuth } from './http/auth.js';
+import { rateRule, registerAuth } from './http/auth.js';
 import { registerCors } from './http/cors.js';
+import { FrontDoor } from './http/front-door.js';
 import { registerDocs } from './http/docs.js';
 import { finishDocument } from './http/openapi-document.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -29,6 +30,7 @@ import { filesRoutes } from './modules/files/files.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { keysRoutes } from './modules/keys/keys.routes.js';
 import { productsRoutes } from './modules/products/products.routes.js';
+import { PublicAnswers, publicReadLane } from './modules/products/public-read.js';
 import { projectsRoutes } from './modules/projects/projects.routes.js';
 import { reviewRoutes } from './modules/review/review.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
@@ -82,11 +84,14 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   // request.log still writes to ours, bound to the request id, so errors keep their reqId. The level is read
   // here, at start: access lines follow LOG_LEVEL as the app starts with it.
   const accessLog = opts.logRequests === true && deps.logger.isLevelEnabled('info');
+  const requestId = requestIds();
+  const frontDoor = new FrontDoor();
   const app = Fastify({
+    serverFactory: frontDoor.serverFactory as never,
     ...(accessLog && { loggerInstance: deps.logger as FastifyBaseLogger }),
     logController: new LogController({ disableRequestLogging: !accessLog }),
     bodyLimit: deps.config.bodyLimitBytes,
-    genReqId: requestIds(),
+    genReqId: requestId,
     childLoggerFactory: (accessLog ? requestLogger : requestLoggerOf(deps.logger)) as never,
     trustProxy: false,
     ajv: { customOptions: { coerceTypes: 'array' } },
@@ -143,7 +148,23 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   });
   await app.register(keysRoutes(deps, auth));
   await app.register(projectsRoutes(deps, auth));
-  await app.register(productsRoutes(deps));
+  const publicAnswers = new PublicAnswers();
+  await app.register(productsRoutes(deps, publicAnswers));
+  // The storefront's read, answered before routing when its key and answer are cached (http/front-door.ts).
+  // Not with access lines on (they are the router's), nor with a token bucket shared through Redis (a round trip).
+  const limits = deps.config.rateLimits;
+  const takeNow = deps.rateLimiter.takeNow?.bind(deps.rateLimiter);
+  if (!accessLog && (!limits.enabled || takeNow)) {
+    const rule = rateRule(limits, { scope: 'products:read' });
+    frontDoor.add(
+      publicReadLane({
+        cachedApiKey: (token) => auth.cachedApiKey(token),
+        answers: publicAnswers,
+        requestId,
+        takeToken: limits.enabled && takeNow ? (bucket) => takeNow(bucket, rule) : null,
+      }),
+    );
+  }
   await app.register(uploadsRoutes(deps));
   await app.register(analyticsRoutes(deps));
   await app.register(assetsRoutes(deps));

@@ -5,6 +5,7 @@ import type { Authenticator } from '../modules/auth/auth.service.js';
 import type { Principal, Scope } from '../modules/auth/principal.js';
 import { AppError, forbidden } from './errors.js';
 import { originAllowed } from './origins.js';
+import type { RateRule } from '../platform/ratelimit/index.js';
 
 /**
  * What a route demands of its caller. `scope: null` means the route is covered by no scope in the
@@ -32,7 +33,7 @@ declare module 'fastify' {
 export const SESSION_COOKIE = 'plinth_session';
 
 /** What browser code may read of an answer: the request id and the rate-limit signals. */
-const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
+export const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
 
 function bearer(request: FastifyRequest): string | null | undefined {
   const header = request.headers.authorization;
@@ -96,19 +97,23 @@ function authorize(request: FastifyRequest, rule: AuthRule, principal: Principal
   }
 }
 
+/** The token bucket a request spends from. Publishable keys live in public pages: one visitor's flood must not use up the whole key. */
+export function rateBucket(rule: AuthRule, principal: Principal, ip: string | undefined): string {
+  const who = principal.keyId ?? `user:${principal.userId}`;
+  return `${rule.bucket === 'beacon' ? 'beacon' : 'api'}:${who}${principal.kind === 'publishable_key' ? `:${ip}` : ''}`;
+}
+
+export function rateRule(limits: Deps['config']['rateLimits'], rule: AuthRule): RateRule {
+  const beacon = rule.bucket === 'beacon';
+  return { perSecond: beacon ? limits.beaconPerSecond : limits.apiPerSecond, burst: beacon ? limits.beaconBurst : limits.apiBurst };
+}
+
 /** Nothing to spend when rate limits are off: the hot path then stays synchronous. */
 function spendToken(request: FastifyRequest, reply: FastifyReply, rule: AuthRule, principal: Principal, deps: Deps): Promise<void> | undefined {
   const limits = deps.config.rateLimits;
   if (!limits.enabled) return undefined;
-  const beacon = rule.bucket === 'beacon';
-  const who = principal.keyId ?? `user:${principal.userId}`;
-  // Publishable keys live in public pages: one visitor's flood must not use up the whole key.
-  const bucket = `${beacon ? 'beacon' : 'api'}:${who}${principal.kind === 'publishable_key' ? `:${request.ip}` : ''}`;
   return deps.rateLimiter
-    .take(bucket, {
-      perSecond: beacon ? limits.beaconPerSecond : limits.apiPerSecond,
-      burst: beacon ? limits.beaconBurst : limits.apiBurst,
-    })
+    .take(rateBucket(rule, principal, request.ip), rateRule(limits, rule))
     .then((decision) => {
       reply.header('RateLimit-Limit', String(decision.limit));
       reply.header('RateLimit-Remaining', String(decision.remaining));

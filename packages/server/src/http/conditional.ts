@@ -45,8 +45,8 @@ export function tagged(body: string): TaggedBody {
   return { body, etag: strongEtag(bytes), bytes };
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-const VARY = 'Origin, Authorization';
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const VARY = 'Origin, Authorization';
 
 /** The bytes go out as they are (the content type is set, so fastify neither serialises nor re-encodes them). */
 export function sendTaggedJson(request: FastifyRequest, reply: FastifyReply, answer: TaggedBody, policy: CachePolicy = STOREFRONT_CACHE): FastifyReply {
@@ -58,7 +58,7 @@ export function sendTaggedJson(request: FastifyRequest, reply: FastifyReply, ans
 }
 
 const cacheControls = new Map<CachePolicy, string>();
-function cacheControl(policy: CachePolicy): string {
+export function cacheControl(policy: CachePolicy): string {
   let value = cacheControls.get(policy);
   if (!value) cacheControls.set(policy, (value = `public, max-age=${policy.maxAgeSeconds}, stale-while-revalidate=${policy.staleWhileRevalidateSeconds}`));
   return value;

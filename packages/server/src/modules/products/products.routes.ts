@@ -1,4 +1,4 @@
-import { sendTaggedJson, tagged, type TaggedBody } from '../../http/conditional.js';
+import { sendTaggedJson, tagged } from '../../http/conditional.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
@@ -24,34 +24,24 @@ import {
 } from './products.schemas.js';
 import { deleteProduct, deleteProducts, getProduct, listProductsFor, listTags, publishProducts, updateProduct } from './products.service.js';
 import { findProductRow, toProductRecord } from './products.repo.js';
+import { orgsKey, type PublicAnswers } from './public-read.js';
 
 const read = { auth: { scope: 'products:read' } } as const;
 const write = { auth: { scope: 'products:write' } } as const;
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
 const tags = ['Products'];
-/**
- * The public read is what every storefront page view makes, and its answer stays the same until the
- * product changes, so answers are kept briefly per (organization, id). A change (unpublish, delete,
- * a new model) shows within this time, as a revoked key does within the key cache's 5 s.
- */
-const PUBLIC_CACHE_MS = 2_000;
-const PUBLIC_CACHE_MAX = 10_000;
 
 export const productsRoutes =
-  (deps: Deps): FastifyPluginAsyncTypebox =>
+  (deps: Deps, publicAnswers: PublicAnswers): FastifyPluginAsyncTypebox =>
   async (app) => {
     const json = (p: Parameters<typeof productJson>[0]) => productJson(p, deps.storage);
-    type PublicAnswer = TaggedBody & { expires: number };
-    // By organizations, then by id: a hit builds no key string (a publishable key has one organization).
-    const publicAnswers = new Map<string, Map<string, PublicAnswer>>();
-    let publicCount = 0;
     /** The five public fields of a published product with a ready model, tagged once for every request that reuses them. */
     const publicAnswer = async (orgIds: string[], id: string) => {
       // The projection uses no images: the row alone, one query instead of two.
       const row = await findProductRow(deps.database.db, id, orgIds);
       if (!row || row.status !== 'published' || row.model_status !== 'ready') throw notFound('product');
       // Sent as prepared bytes: the five fields exactly, past the response serializer of the full record.
-      return { ...tagged(JSON.stringify(publicProjection(toProductRecord(row, []), deps.storage))), expires: Date.now() + PUBLIC_CACHE_MS };
+      return tagged(JSON.stringify(publicProjection(toProductRecord(row, []), deps.storage)));
     };
 
     app.post(
@@ -157,22 +147,15 @@ export const productsRoutes =
         if (principal.kind !== 'publishable_key') {
           return getProduct(deps, principal, request.params.id).then((p) => reply.type('application/json; charset=utf-8').send(JSON.stringify(json(p)) as never) as never);
         }
-        const orgs = principal.orgIds.length === 1 ? principal.orgIds[0] : principal.orgIds.join(',');
+        const orgs = orgsKey(principal);
         const id = request.params.id;
-        const cached = publicAnswers.get(orgs)?.get(id);
-        if (cached && cached.expires > Date.now()) {
+        const cached = publicAnswers.get(orgs, id);
+        if (cached) {
           sendTaggedJson(request, reply, cached);
           return;
         }
         return publicAnswer(principal.orgIds, id).then((answer) => {
-          if (publicCount >= PUBLIC_CACHE_MAX) {
-            publicAnswers.clear();
-            publicCount = 0;
-          }
-          let byId = publicAnswers.get(orgs);
-          if (!byId) publicAnswers.set(orgs, (byId = new Map()));
-          if (!byId.has(id)) publicCount++;
-          byId.set(id, answer);
+          publicAnswers.set(orgs, id, answer);
           return sendTaggedJson(request, reply, answer) as never;
         });
       },

@@ -32,7 +32,7 @@ async function database(file?: string): Promise<{ database: Database<Tables>; db
     dirs.push(dir);
     file = join(dir.path, 'batch.db');
   }
-  const database = openDatabase<Tables & Record<string, never>>(file) as unknown as Database<Tables>;
+  const database = openDatabase(file) as unknown as Database<Tables>;
   open.push(database);
   await sql`create table if not exists items (id text primary key, n integer not null)`.execute(database.db);
   await sql`create table if not exists counters (name text primary key, value integer not null)`.execute(database.db);

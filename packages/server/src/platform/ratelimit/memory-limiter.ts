@@ -34,6 +34,11 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async take(bucket: string, rule: RateRule, cost = 1): Promise<RateDecision> {
+    return this.takeNow(bucket, rule, cost);
+  }
+
+  /** The same decision, synchronously: a per-process bucket needs no round trip. */
+  takeNow(bucket: string, rule: RateRule, cost = 1): RateDecision {
     checkTake(bucket, rule, cost);
     const now = this.now();
     const prev = this.buckets.get(bucket);

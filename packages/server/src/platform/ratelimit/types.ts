@@ -19,5 +19,7 @@ export interface RateDecision {
 export interface RateLimiter {
   readonly kind: 'memory' | 'redis';
   take(bucket: string, rule: RateRule, cost?: number): Promise<RateDecision>;
+  /** A limiter whose buckets are in this process decides at once; a shared one (Redis) has no such method. */
+  takeNow?(bucket: string, rule: RateRule, cost?: number): RateDecision;
   close(): Promise<void>;
 }
