@@ -1,12 +1,11 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchema } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { Deps } from './deps.js';
-import { rateRule, registerAuth } from './http/auth.js';
+import { rateRule, registerAuth, type AuthRule } from './http/auth.js';
+import { envelope } from './http/errors.js';
 import { registerCors } from './http/cors.js';
 import { FrontDoor } from './http/front-door.js';
 import { registerDocs } from './http/docs.js';
@@ -14,11 +13,14 @@ import { finishDocument } from './http/openapi-document.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkErrors, registerFrameworkErrorRoutes, rewriteUrl } from './http/framework-errors.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { compileBodyValidator, validators } from './http/validation.js';
 import { registerWellFormedBodies } from './http/well-formed.js';
 import { registerSameOriginGuard } from './http/same-origin.js';
 import { Authenticator } from './modules/auth/auth.service.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
-import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
+import { analyticsRoutes, BeaconBodySchema } from './modules/analytics/analytics.routes.js';
+import { beaconLane } from './modules/analytics/beacon-lane.js';
+import { BeaconIntake } from './modules/analytics/beacon.service.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { captureMatRoutes } from './modules/capture-mat/capture-mat.routes.js';
 import { dashboardApiRoutes } from './modules/dashboard-api/dashboard-api.routes.js';
@@ -42,18 +44,6 @@ import { VERSION } from './version.js';
 const BROWSER_ROUTES = [/^\/v1\/products\/[^/]+$/, /^\/v1\/beacon$/];
 /** The embed's own read: its preflight is answered for any origin, so a wrong key's 401 reaches the element. */
 const EMBED_ROUTES = [/^\/embed\/products\/[^/]+$/];
-
-/**
- * Bodies are validated strictly (no type coercion: "5" is not 5); query strings and path
- * parameters are coerced, since everything in a URL is text.
- */
-function validators() {
-  const common = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const;
-  const body = addFormats.default(new Ajv.default({ ...common, coerceTypes: false }));
-  const url = addFormats.default(new Ajv.default({ ...common, coerceTypes: 'array' }));
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
-    (httpPart === 'body' ? body : url).compile(schema) as never;
-}
 
 /** Unique across processes (random prefix per app) and cheap per request (a counter). */
 function requestIds() {
@@ -150,23 +140,9 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(projectsRoutes(deps, auth));
   const publicAnswers = new PublicAnswers();
   await app.register(productsRoutes(deps, publicAnswers));
-  // The storefront's read, answered before routing when its key and answer are cached (http/front-door.ts).
-  // Not with access lines on (they are the router's), nor with a token bucket shared through Redis (a round trip).
-  const limits = deps.config.rateLimits;
-  const takeNow = deps.rateLimiter.takeNow?.bind(deps.rateLimiter);
-  if (!accessLog && (!limits.enabled || takeNow)) {
-    const rule = rateRule(limits, { scope: 'products:read' });
-    frontDoor.add(
-      publicReadLane({
-        cachedApiKey: (token) => auth.cachedApiKey(token),
-        answers: publicAnswers,
-        requestId,
-        takeToken: limits.enabled && takeNow ? (bucket) => takeNow(bucket, rule) : null,
-      }),
-    );
-  }
   await app.register(uploadsRoutes(deps));
-  await app.register(analyticsRoutes(deps));
+  const intake = new BeaconIntake(deps);
+  await app.register(analyticsRoutes(deps, intake));
   await app.register(assetsRoutes(deps));
   await app.register(reviewRoutes(deps));
   await app.register(exportRoutes(deps));
@@ -177,5 +153,58 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(dashboardApiRoutes(deps));
   await app.register(captureMatRoutes());
   await app.register(dashboardWebRoutes());
+  openLanes(app, deps, frontDoor, { auth, requestId, publicAnswers, intake, accessLog });
   return app;
+}
+
+/** Headers of an injected answer that belong to its own (absent) connection, not to the one it is copied onto. */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date']);
+
+/**
+ * The storefront's two requests, answered before routing when their key is cached (http/front-door.ts): the
+ * product read, when its answer is cached too, and the beacon. Not with access lines on (they are the
+ * router's), nor with a token bucket shared through Redis (a round trip per request).
+ */
+function openLanes(
+  app: FastifyInstance,
+  deps: Deps,
+  frontDoor: FrontDoor,
+  parts: { auth: Authenticator; requestId: () => string; publicAnswers: PublicAnswers; intake: BeaconIntake; accessLog: boolean },
+) {
+  const limits = deps.config.rateLimits;
+  const takeNow = deps.rateLimiter.takeNow?.bind(deps.rateLimiter);
+  if (parts.accessLog || (limits.enabled && !takeNow)) return;
+  const bucket = (rule: AuthRule) => (limits.enabled && takeNow ? (name: string) => takeNow(name, rateRule(limits, rule)) : null);
+  const cachedApiKey = (token: string) => parts.auth.cachedApiKey(token);
+
+  frontDoor.replay = (req, res, body) => {
+    app
+      .inject({ method: req.method as 'POST', url: req.url ?? '/', headers: req.headers, payload: body, remoteAddress: req.socket.remoteAddress })
+      .then(
+        (answer) => {
+          const headers: Record<string, string | string[] | number> = {};
+          for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !CONNECTION_HEADERS.has(name)) headers[name] = value;
+          res.writeHead(answer.statusCode, headers).end(answer.rawPayload);
+        },
+        (err: unknown) => {
+          deps.logger.error({ err }, 'replaying a request through the router failed');
+          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(envelope('internal_error', 'The API failed to handle the request.', null, parts.requestId()));
+        },
+      );
+  };
+
+  frontDoor.add(
+    publicReadLane({ cachedApiKey, answers: parts.publicAnswers, requestId: parts.requestId, takeToken: bucket({ scope: 'products:read' }) }),
+  );
+  frontDoor.add(
+    beaconLane({
+      cachedApiKey,
+      intake: parts.intake,
+      requestId: parts.requestId,
+      takeToken: bucket({ scope: 'beacon:write', bucket: 'beacon' }),
+      validate: compileBodyValidator(BeaconBodySchema),
+      bodyLimit: deps.config.bodyLimitBytes,
+      replay: frontDoor.replay,
+    }),
+  );
 }

@@ -1,4 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import type { Principal, Scope } from '../modules/auth/principal.js';
+import type { RateDecision } from '../platform/ratelimit/index.js';
+import { EXPOSED_HEADERS } from './auth.js';
+import { originAllowed } from './origins.js';
 
 /**
  * A lane answers one kind of request from what is already in memory, exactly as the routed handler would
@@ -6,6 +10,12 @@ import { createServer, type IncomingMessage, type Server, type ServerOptions, ty
  * the framework. It must not throw.
  */
 export type Lane = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
+ * Sends a request whose body a lane has already read through the router after all (`app.inject` with that
+ * body), and copies the router's answer onto the connection: how a lane leaves every error to the router.
+ */
+export type Replay = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
 
 /** What fastify hands its server factory: the same timeouts it would set on a server of its own. */
 interface FactoryOptions {
@@ -27,8 +37,12 @@ interface FactoryOptions {
  */
 export class FrontDoor {
   private lanes: Lane[] = [];
-  /** requests answered by a lane, for tests and operators */
+  /** requests a lane took (answered itself, or replayed through the router after reading their body) */
   answered = 0;
+  /** set by the app once the router exists */
+  replay: Replay = (_req, res) => {
+    res.writeHead(503).end();
+  };
 
   add(lane: Lane): void {
     this.lanes.push(lane);
@@ -53,4 +67,39 @@ export class FrontDoor {
     if (options.maxRequestsPerSocket) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
     return server;
   };
+}
+
+/**
+ * A storefront caller as the router's auth hook would admit it, from caches only: a publishable key resolved
+ * in the last 5 s, holding `scope`, from an allowed Origin. null means "not sure": the router decides.
+ */
+export function cachedBrowserCaller(
+  headers: IncomingHttpHeaders,
+  cachedApiKey: (token: string) => Principal | null | undefined,
+  scope: Scope,
+): { principal: Principal; origin: string } | null {
+  const authorization = headers.authorization;
+  if (authorization === undefined || !authorization.startsWith('Bearer pk_')) return null;
+  const principal = cachedApiKey(authorization.slice(7));
+  if (!principal || principal.kind !== 'publishable_key') return null;
+  if (principal.scopes !== null && !principal.scopes.includes(scope)) return null;
+  const origin = headers.origin;
+  if (origin === undefined || !originAllowed(origin, principal.allowedDomains)) return null;
+  return { principal, origin };
+}
+
+/** The headers the router's auth hook sets for a storefront caller: request id, CORS, rate-limit signals. */
+export function browserHeaders(requestId: string, origin: string, vary: string, decision: RateDecision | undefined): Record<string, string | number> {
+  const out: Record<string, string | number> = {
+    'x-request-id': requestId,
+    'access-control-allow-origin': origin,
+    'access-control-expose-headers': EXPOSED_HEADERS,
+    vary,
+  };
+  if (decision) {
+    out['ratelimit-limit'] = String(decision.limit);
+    out['ratelimit-remaining'] = String(decision.remaining);
+    out['ratelimit-reset'] = String(decision.resetSeconds);
+  }
+  return out;
 }

@@ -4,8 +4,7 @@ import type { Deps } from '../../deps.js';
 import { ReachQuery } from '../../http/reach.js';
 import { ErrorResponses, Nullable } from '../../http/schemas.js';
 import { BEACON_TYPES, type Counts, type UsageReport } from './analytics.types.js';
-import { BeaconIntake } from './beacon.service.js';
-import type { GroupCommitOptions } from './group-commit.js';
+import type { BeaconIntake } from './beacon.service.js';
 import { usageReport } from './usage.service.js';
 
 const tags = ['Analytics'];
@@ -22,6 +21,14 @@ const BeaconEventSchema = Type.Object(
     ),
     viewer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'An opaque, anonymous visitor id.' })),
     duration_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000, description: 'For ar_session_ended: how long the session lasted.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const BeaconBodySchema = Type.Object(
+  {
+    events: Type.Array(BeaconEventSchema, { minItems: 1, maxItems: 100 }),
+    org_id: Type.Optional(Type.String({ description: 'For callers reaching several organizations.' })),
   },
   { additionalProperties: false },
 );
@@ -54,10 +61,10 @@ function usageJson(r: UsageReport) {
   };
 }
 
+/** `intake` is shared with the beacon's front-door lane (beacon-lane.ts), which answers most beacons before routing. */
 export const analyticsRoutes =
-  (deps: Deps, options?: GroupCommitOptions): FastifyPluginAsyncTypebox =>
+  (deps: Deps, intake: BeaconIntake): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const intake = new BeaconIntake(deps, options);
     // Beacons waiting for their transaction are written, and answered, before the database closes.
     app.addHook('onClose', async () => intake.close());
 
@@ -72,13 +79,7 @@ export const analyticsRoutes =
             'Records view, ar_enter and ar_session_ended events. Callable by a publishable key from an allowed origin; ' +
             'events sent with a secret key or a session are counted as internal traffic. Answers once the events are stored.',
           querystring: Type.Object({ org_id: ReachQuery.org_id }, { additionalProperties: false }),
-          body: Type.Object(
-            {
-              events: Type.Array(BeaconEventSchema, { minItems: 1, maxItems: 100 }),
-              org_id: Type.Optional(Type.String({ description: 'For callers reaching several organizations.' })),
-            },
-            { additionalProperties: false },
-          ),
+          body: BeaconBodySchema,
           response: {
             202: Type.Object({
               object: Type.Literal('beacon_receipt'),

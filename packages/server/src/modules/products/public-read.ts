@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EXPOSED_HEADERS, rateBucket, type AuthRule } from '../../http/auth.js';
+import { rateBucket, type AuthRule } from '../../http/auth.js';
 import { cacheControl, etagMatches, JSON_TYPE, STOREFRONT_CACHE, VARY, type TaggedBody } from '../../http/conditional.js';
-import type { Lane } from '../../http/front-door.js';
-import { originAllowed } from '../../http/origins.js';
+import { browserHeaders, cachedBrowserCaller, type Lane } from '../../http/front-door.js';
 import type { RateDecision } from '../../platform/ratelimit/index.js';
 import type { Principal } from '../auth/principal.js';
 
@@ -71,14 +70,9 @@ export function publicReadLane(opts: PublicReadLaneOptions): Lane {
     if (url === undefined || !url.startsWith(PREFIX)) return false;
     const id = url.slice(PREFIX.length);
     if (!ID.test(id)) return false;
-    const headers = req.headers;
-    const authorization = headers.authorization;
-    if (authorization === undefined || !authorization.startsWith('Bearer pk_')) return false;
-    const principal = cachedApiKey(authorization.slice(7));
-    if (!principal || principal.kind !== 'publishable_key') return false;
-    if (principal.scopes !== null && !principal.scopes.includes('products:read')) return false;
-    const origin = headers.origin;
-    if (origin === undefined || !originAllowed(origin, principal.allowedDomains)) return false;
+    const caller = cachedBrowserCaller(req.headers, cachedApiKey, 'products:read');
+    if (caller === null) return false;
+    const { principal, origin } = caller;
     const answer = answers.get(orgsKey(principal), id);
     if (answer === undefined) return false;
     let decision: RateDecision | undefined;
@@ -87,20 +81,10 @@ export function publicReadLane(opts: PublicReadLaneOptions): Lane {
       // Refused: nothing was spent, and the router answers the 429 with its Retry-After.
       if (!decision.allowed) return false;
     }
-    const out: Record<string, string | number> = {
-      'x-request-id': requestId(),
-      'access-control-allow-origin': origin,
-      'access-control-expose-headers': EXPOSED_HEADERS,
-      vary: VARY,
-    };
-    if (decision) {
-      out['ratelimit-limit'] = String(decision.limit);
-      out['ratelimit-remaining'] = String(decision.remaining);
-      out['ratelimit-reset'] = String(decision.resetSeconds);
-    }
+    const out = browserHeaders(requestId(), origin, VARY, decision);
     out.etag = answer.etag;
     out['cache-control'] = CACHE_CONTROL;
-    if (etagMatches(headers['if-none-match'], answer.etag)) {
+    if (etagMatches(req.headers['if-none-match'], answer.etag)) {
       res.writeHead(304, out);
       res.end();
       return true;
