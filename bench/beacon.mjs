@@ -1,8 +1,8 @@
 // POST /v1/beacon with 1 and with 20 events per request (the embed batches up to 20), against a bare node:http
 // server that parses the same body and answers the same 202 receipt without storing anything.
 // Plinth authenticates the publishable key, checks its origin, validates the body and answers only
-// after the event is committed (SQLite, WAL, synchronous=FULL), with concurrent beacons sharing one
-// transaction (group commit). Load comes from wrk in its own process, in alternating rounds. Goal: a median ratio of
+// after the event is committed (SQLite, WAL, synchronous=FULL, on its writer thread), with concurrent beacons
+// sharing one transaction (group commit). Load comes from wrk in its own process, in alternating rounds. Goal: a median ratio of
 // at least 0.6x the baseline's requests/s at 1 event per request; events/s is printed for both batch sizes, and
 // after the run every acknowledged event must be counted by GET /v1/usage.
 //

@@ -1,7 +1,8 @@
 // GET /v1/products/{id} with a publishable key from an allowed origin (what the embed does on every
 // page view) against a bare node:http server sending the same body and headers, captured from
-// Plinth once. Plinth authenticates the key (cached 5 s), checks the origin, reads the product and
-// its images from SQLite and builds the five-field public projection on every request.
+// Plinth once. Plinth checks the key (resolved at most 5 s ago), its scope, the origin and the token
+// bucket on every request, and sends the product's public answer (read from the database at most 2 s
+// ago); with the key and the answer cached, its front door answers before routing.
 // Load comes from wrk in its own process, in alternating rounds. Goal: a median ratio of at least 0.8x the
 // baseline's requests/s.
 //
