@@ -7,7 +7,7 @@ import type { Deps } from './deps.js';
 import { rateRule, registerAuth, type AuthRule } from './http/auth.js';
 import { envelope } from './http/errors.js';
 import { registerCors } from './http/cors.js';
-import { FrontDoor } from './http/front-door.js';
+import { FrontDoor, type LaneTokens } from './http/front-door.js';
 import { registerDocs } from './http/docs.js';
 import { finishDocument } from './http/openapi-document.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -172,9 +172,14 @@ function openLanes(
   parts: { auth: Authenticator; requestId: () => string; publicAnswers: PublicAnswers; intake: BeaconIntake; accessLog: boolean },
 ) {
   const limits = deps.config.rateLimits;
-  const takeNow = deps.rateLimiter.takeNow?.bind(deps.rateLimiter);
-  if (parts.accessLog || (limits.enabled && !takeNow)) return;
-  const bucket = (rule: AuthRule) => (limits.enabled && takeNow ? (name: string) => takeNow(name, rateRule(limits, rule)) : null);
+  const limiter = deps.rateLimiter;
+  const local = limiter.takeNow && limiter.giveBack;
+  if (parts.accessLog || (limits.enabled && !local)) return;
+  const bucket = (rule: AuthRule): LaneTokens | null => {
+    if (!limits.enabled) return null;
+    const r = rateRule(limits, rule);
+    return { take: (name) => limiter.takeNow!(name, r), giveBack: (name) => limiter.giveBack!(name, r) };
+  };
   const cachedApiKey = (token: string) => parts.auth.cachedApiKey(token);
 
   frontDoor.replay = (req, res, body) => {
@@ -194,14 +199,14 @@ function openLanes(
   };
 
   frontDoor.add(
-    publicReadLane({ cachedApiKey, answers: parts.publicAnswers, requestId: parts.requestId, takeToken: bucket({ scope: 'products:read' }) }),
+    publicReadLane({ cachedApiKey, answers: parts.publicAnswers, requestId: parts.requestId, tokens: bucket({ scope: 'products:read' }) }),
   );
   frontDoor.add(
     beaconLane({
       cachedApiKey,
       intake: parts.intake,
       requestId: parts.requestId,
-      takeToken: bucket({ scope: 'beacon:write', bucket: 'beacon' }),
+      tokens: bucket({ scope: 'beacon:write', bucket: 'beacon' }),
       validate: compileBodyValidator(BeaconBodySchema),
       bodyLimit: deps.config.bodyLimitBytes,
       replay: frontDoor.replay,

@@ -17,6 +17,13 @@ export type Lane = (req: IncomingMessage, res: ServerResponse) => boolean;
  */
 export type Replay = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;
 
+/** A token bucket decided in this process, for a lane to spend from as the router's auth hook would. */
+export interface LaneTokens {
+  take(bucket: string): RateDecision;
+  /** returns what take spent, when the request goes to the router after all (which takes again) */
+  giveBack(bucket: string): void;
+}
+
 /** What fastify hands its server factory: the same timeouts it would set on a server of its own. */
 interface FactoryOptions {
   http?: ServerOptions | null;

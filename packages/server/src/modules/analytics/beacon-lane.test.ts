@@ -268,10 +268,8 @@ describe('the beacon lane', { timeout: 30_000 }, () => {
     });
   });
 
-  // A known difference, left for the lane's owner: the lane ignores Idempotency-Key, records the retry again
-  // (5 views where the router stores 3) and answers without Idempotent-Replayed. Leaving such beacons to the
-  // router (as it leaves a query string) makes this pass; then drop `.fails`.
-  it.fails('the lane answers a beacon retried under its Idempotency-Key as the router does (stored once)', async () => {
+  // The lane leaves a beacon with an Idempotency-Key to the router, which keeps the record.
+  it('the lane answers a beacon retried under its Idempotency-Key as the router does (stored once)', async () => {
     await idempotent((headers, body) => post(s, headers, body));
   });
 
@@ -416,9 +414,8 @@ describe('the beacon lane with rate limits on', { timeout: 30_000 }, () => {
     expect((await totals(served, org)).view).toBe(2);
     expect((await totals(served, twin)).view).toBe(2);
   });
-  // A known difference, left for the lane's owner: the lane spends a token before its commit fails, then the
-  // replay spends another, so RateLimit-Remaining says 1 where the router alone says 2. Then drop `.fails`.
-  it.fails('a commit that fails costs one token through the lane, as through the router', async () => {
+  // The lane gives back the token its failed commit spent before replaying, and the router spends one.
+  it('a commit that fails costs one token through the lane, as through the router', async () => {
     const served = await serveLimited();
     const org = await served.t.bootstrap();
     const twin = await served.t.bootstrap();

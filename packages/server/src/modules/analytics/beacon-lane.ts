@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rateBucket, type AuthRule } from '../../http/auth.js';
 import { JSON_TYPE } from '../../http/conditional.js';
-import { browserHeaders, cachedBrowserCaller, type Lane, type Replay } from '../../http/front-door.js';
+import { browserHeaders, cachedBrowserCaller, type Lane, type LaneTokens, type Replay } from '../../http/front-door.js';
 import { illFormedPaths } from '../../http/well-formed.js';
 import type { RateDecision } from '../../platform/ratelimit/index.js';
 import type { Principal } from '../auth/principal.js';
@@ -11,8 +11,8 @@ export interface BeaconLaneOptions {
   cachedApiKey(token: string): Principal | null | undefined;
   intake: BeaconIntake;
   requestId: () => string;
-  /** null when rate limits are off; otherwise a decision made in this process */
-  takeToken: ((bucket: string) => RateDecision) | null;
+  /** null when rate limits are off */
+  tokens: LaneTokens | null;
   /** the route's body schema, compiled as the router compiles it */
   validate: (body: unknown) => boolean;
   bodyLimit: number;
@@ -30,15 +30,17 @@ const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8
  * and bytes. Every other outcome (bad JSON, a failed validation, a lone surrogate, an org_id, an empty token
  * bucket, a failed commit) is replayed through the router with the body it read, so errors have one author.
  * Requests it cannot judge from their headers (no cached key, another content type, no Content-Length, a
- * query string) go to the router untouched.
+ * query string, an Idempotency-Key) go to the router untouched.
  */
 export function beaconLane(opts: BeaconLaneOptions): Lane {
-  const { cachedApiKey, intake, requestId, takeToken, validate, bodyLimit, replay } = opts;
+  const { cachedApiKey, intake, requestId, tokens, validate, bodyLimit, replay } = opts;
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.method !== 'POST' || req.url !== PATH) return false;
     const headers = req.headers;
     const type = headers['content-type'];
     if (type === undefined || !JSON_TYPES.has(type.toLowerCase())) return false;
+    // A retry under an Idempotency-Key is answered from its record, which the router keeps.
+    if (headers['idempotency-key'] !== undefined) return false;
     const length = Number(headers['content-length']);
     if (!(length > 0 && length <= bodyLimit)) return false;
     const caller = cachedBrowserCaller(headers, cachedApiKey, 'beacon:write');
@@ -58,8 +60,9 @@ export function beaconLane(opts: BeaconLaneOptions): Lane {
         return;
       }
       let decision: RateDecision | undefined;
-      if (takeToken) {
-        decision = takeToken(rateBucket(RULE, caller.principal, req.socket.remoteAddress));
+      const bucket = tokens ? rateBucket(RULE, caller.principal, req.socket.remoteAddress) : '';
+      if (tokens) {
+        decision = tokens.take(bucket);
         if (!decision.allowed) {
           replay(req, res, raw);
           return;
@@ -75,8 +78,12 @@ export function beaconLane(opts: BeaconLaneOptions): Lane {
           res.writeHead(202, out);
           res.end(text);
         },
-        // Nothing of a failed commit is stored: the router tries again and answers, success or error.
-        () => replay(req, res, raw),
+        // Nothing of a failed commit is stored: the router tries again and answers, success or error, spending
+        // the token itself.
+        () => {
+          tokens?.giveBack(bucket);
+          replay(req, res, raw);
+        },
       );
     });
     // A caller that goes away mid-body gets no answer; nothing was stored.

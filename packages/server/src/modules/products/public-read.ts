@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rateBucket, type AuthRule } from '../../http/auth.js';
 import { cacheControl, etagMatches, JSON_TYPE, STOREFRONT_CACHE, VARY, type TaggedBody } from '../../http/conditional.js';
-import { browserHeaders, cachedBrowserCaller, type Lane } from '../../http/front-door.js';
+import { browserHeaders, cachedBrowserCaller, type Lane, type LaneTokens } from '../../http/front-door.js';
 import type { RateDecision } from '../../platform/ratelimit/index.js';
 import type { Principal } from '../auth/principal.js';
 
@@ -46,8 +46,8 @@ export interface PublicReadLaneOptions {
   answers: PublicAnswers;
   /** the same generator the framework names its requests with */
   requestId: () => string;
-  /** null when rate limits are off; otherwise a decision made in this process */
-  takeToken: ((bucket: string) => RateDecision) | null;
+  /** null when rate limits are off */
+  tokens: LaneTokens | null;
 }
 
 const PREFIX = '/v1/products/';
@@ -63,7 +63,7 @@ const CACHE_CONTROL = cacheControl(STOREFRONT_CACHE);
  * for a good request, fills the caches this lane reads.
  */
 export function publicReadLane(opts: PublicReadLaneOptions): Lane {
-  const { cachedApiKey, answers, requestId, takeToken } = opts;
+  const { cachedApiKey, answers, requestId, tokens } = opts;
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     if (req.method !== 'GET') return false;
     const url = req.url;
@@ -76,8 +76,8 @@ export function publicReadLane(opts: PublicReadLaneOptions): Lane {
     const answer = answers.get(orgsKey(principal), id);
     if (answer === undefined) return false;
     let decision: RateDecision | undefined;
-    if (takeToken) {
-      decision = takeToken(rateBucket(RULE, principal, req.socket.remoteAddress));
+    if (tokens) {
+      decision = tokens.take(rateBucket(RULE, principal, req.socket.remoteAddress));
       // Refused: nothing was spent, and the router answers the 429 with its Retry-After.
       if (!decision.allowed) return false;
     }

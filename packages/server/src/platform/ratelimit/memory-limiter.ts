@@ -56,6 +56,20 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   /**
+   * Returns what a take spent, for work that a second decision will account for after all (a front-door lane
+   * hands a request back to the router, which takes again): one request, one token.
+   */
+  giveBack(bucket: string, rule: RateRule, cost = 1): void {
+    checkTake(bucket, rule, cost);
+    const prev = this.buckets.get(bucket);
+    if (!prev) return; // full already
+    const now = this.now();
+    const tokens = Math.min(rule.burst, prev.tokens + (Math.max(0, now - prev.at) / 1000) * rule.perSecond + cost);
+    this.buckets.delete(bucket);
+    if (tokens < rule.burst) this.buckets.set(bucket, { tokens, at: now, fullAt: now + ((rule.burst - tokens) / rule.perSecond) * 1000 });
+  }
+
+  /**
    * Drops buckets that have refilled (no information lost), then, if still crowded, the least
    * recently used ones (they get a fresh burst: the price of bounded memory). Always shrinking to
    * 90% means the O(n) sweep runs at most once per n/10 inserts.

@@ -121,6 +121,26 @@ describe('memory rate limiter', () => {
     expect(l.size).toBe(0); // a full bucket is not stored
   });
 
+  it('decides at once with takeNow, and gives back what a take spent, never past the burst', () => {
+    let now = 0;
+    const l = new MemoryRateLimiter({ now: () => now });
+    const rule = { perSecond: 1, burst: 3 };
+    expect(l.takeNow('g', rule)).toMatchObject({ allowed: true, remaining: 2 });
+    expect(l.takeNow('g', rule)).toMatchObject({ allowed: true, remaining: 1 });
+    l.giveBack('g', rule);
+    expect(l.takeNow('g', rule)).toMatchObject({ allowed: true, remaining: 1 });
+    now = 500; // half a token back, then one given back: 1.5 + 1 = 2.5
+    l.giveBack('g', rule);
+    expect(l.takeNow('g', rule)).toMatchObject({ allowed: true, remaining: 1 });
+    l.giveBack('g', rule);
+    l.giveBack('g', rule);
+    l.giveBack('g', rule);
+    expect(l.size).toBe(0); // full again: not stored, and not above the burst
+    expect(l.takeNow('g', rule)).toMatchObject({ allowed: true, remaining: 2 });
+    l.giveBack('never-taken', rule);
+    expect(l.takeNow('never-taken', rule)).toMatchObject({ remaining: 2 });
+  });
+
   it('stays bounded, dropping refilled buckets before busy ones', async () => {
     let now = 0;
     const l = new MemoryRateLimiter({ now: () => now, maxBuckets: 100 });

@@ -21,5 +21,7 @@ export interface RateLimiter {
   take(bucket: string, rule: RateRule, cost?: number): Promise<RateDecision>;
   /** A limiter whose buckets are in this process decides at once; a shared one (Redis) has no such method. */
   takeNow?(bucket: string, rule: RateRule, cost?: number): RateDecision;
+  /** Returns tokens a takeNow spent (present wherever takeNow is). */
+  giveBack?(bucket: string, rule: RateRule, cost?: number): void;
   close(): Promise<void>;
 }
