@@ -83,7 +83,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: requestId,
     childLoggerFactory: (accessLog ? requestLogger : requestLoggerOf(deps.logger)) as never,
-    trustProxy: false,
+    trustProxy: false, // the front door's lanes name token buckets by the socket's peer, as request.ip is here
     ajv: { customOptions: { coerceTypes: 'array' } },
     clientErrorHandler,
     frameworkErrors,

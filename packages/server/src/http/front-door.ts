@@ -96,6 +96,12 @@ export function cachedBrowserCaller(
   return { principal, origin };
 }
 
+/**
+ * The client address the router knows as `request.ip`: the socket's peer, since the app runs with trustProxy
+ * off. Publishable keys' token buckets are named by it, so a lane and the router spend from the same one.
+ */
+export const clientAddress = (req: IncomingMessage): string | undefined => req.socket.remoteAddress;
+
 /** The headers the router's auth hook sets for a storefront caller: request id, CORS, rate-limit signals. */
 export function browserHeaders(requestId: string, origin: string, vary: string, decision: RateDecision | undefined): Record<string, string | number> {
   const out: Record<string, string | number> = {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rateBucket, type AuthRule } from '../../http/auth.js';
 import { JSON_TYPE } from '../../http/conditional.js';
-import { browserHeaders, cachedBrowserCaller, type Lane, type LaneTokens, type Replay } from '../../http/front-door.js';
+import { browserHeaders, cachedBrowserCaller, clientAddress, type Lane, type LaneTokens, type Replay } from '../../http/front-door.js';
 import { illFormedPaths } from '../../http/well-formed.js';
 import type { RateDecision } from '../../platform/ratelimit/index.js';
 import type { Principal } from '../auth/principal.js';
@@ -60,7 +60,7 @@ export function beaconLane(opts: BeaconLaneOptions): Lane {
         return;
       }
       let decision: RateDecision | undefined;
-      const bucket = tokens ? rateBucket(RULE, caller.principal, req.socket.remoteAddress) : '';
+      const bucket = tokens ? rateBucket(RULE, caller.principal, clientAddress(req)) : '';
       if (tokens) {
         decision = tokens.take(bucket);
         if (!decision.allowed) {

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { rateBucket, type AuthRule } from '../../http/auth.js';
 import { cacheControl, etagMatches, JSON_TYPE, STOREFRONT_CACHE, VARY, type TaggedBody } from '../../http/conditional.js';
-import { browserHeaders, cachedBrowserCaller, type Lane, type LaneTokens } from '../../http/front-door.js';
+import { browserHeaders, cachedBrowserCaller, clientAddress, type Lane, type LaneTokens } from '../../http/front-door.js';
 import type { RateDecision } from '../../platform/ratelimit/index.js';
 import type { Principal } from '../auth/principal.js';
 
@@ -77,7 +77,7 @@ export function publicReadLane(opts: PublicReadLaneOptions): Lane {
     if (answer === undefined) return false;
     let decision: RateDecision | undefined;
     if (tokens) {
-      decision = tokens.take(rateBucket(RULE, principal, req.socket.remoteAddress));
+      decision = tokens.take(rateBucket(RULE, principal, clientAddress(req)));
       // Refused: nothing was spent, and the router answers the 429 with its Retry-After.
       if (!decision.allowed) return false;
     }
