@@ -10,6 +10,7 @@ const ENTRY = fileURLToPath(new URL('./baseline-server.mjs', import.meta.url));
 /**
  * spec: { routes: [{ method, path, status, headers, body }] } for fixed answers, or
  *       { module: '/abs/handler.mjs', options } for a custom node:http handler (see baseline-server.mjs).
+ * Either may add nodeArgs: flags for the baseline's node (e.g. ['--cpu-prof'] to profile it beside Plinth).
  * Returns { url, port, stop() }.
  */
 export async function startBaseline(spec) {
@@ -18,7 +19,7 @@ export async function startBaseline(spec) {
   // A file rather than an env var: bodies (exports, lists) can outgrow the environment's limits.
   writeFileSync(specFile, JSON.stringify(spec));
   const port = await freePort();
-  const server = spawnTracked(process.execPath, [ENTRY, specFile], {
+  const server = spawnTracked(process.execPath, [...(spec.nodeArgs ?? []), ENTRY, specFile], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' },
     label: 'baseline server',
   });

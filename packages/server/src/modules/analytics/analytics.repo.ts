@@ -14,7 +14,7 @@ const TABLE: Record<Granularity, RollupTable> = { hour: 'usage_hourly', day: 'us
 /** The statements of a batch, written once: see writeBatch. */
 const BEACON_INSERT: BatchInsert = {
   table: 'beacon_events',
-  columns: ['id', 'org_id', 'subject_id', 'type', 'internal', 'occurred_at', 'received_at', 'viewer_id', 'duration_ms', 'clamped'],
+  columns: ['org_id', 'subject_id', 'type', 'internal', 'occurred_at', 'received_at', 'viewer_id', 'duration_ms', 'clamped'],
 };
 
 const rollupInsert = (table: RollupTable): BatchInsert => ({
@@ -29,7 +29,6 @@ const HOURLY_INSERT = rollupInsert('usage_hourly');
 const DAILY_INSERT = rollupInsert('usage_daily');
 
 const beaconRow = (e: BeaconEvent) => [
-  e.id,
   e.orgId,
   e.subjectId,
   e.type,

@@ -1,6 +1,9 @@
-/** One row per accepted beacon event (bev_…); `internal` and `clamped` are 0/1. */
+import type { Generated } from 'kysely';
+
+/** One row per accepted beacon event, keyed in the order it was stored; `internal` and `clamped` are 0/1. */
 export interface BeaconEventsTable {
-  id: string;
+  /** assigned by the database (a number on SQLite, a bigint's text on PostgreSQL) */
+  id: Generated<number | string>;
   org_id: string;
   subject_id: string;
   type: 'view' | 'ar_enter' | 'ar_session_ended';

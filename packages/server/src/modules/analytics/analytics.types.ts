@@ -3,7 +3,6 @@ export type BeaconType = (typeof BEACON_TYPES)[number];
 
 /** One accepted event, as the service hands it to the repository. */
 export interface BeaconEvent {
-  id: string;
   orgId: string;
   /** the product_id the client sent; it may name no product row (a v1 scan, a deleted product) */
   subjectId: string;

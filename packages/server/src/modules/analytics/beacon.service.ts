@@ -1,7 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../http/errors.js';
 import { writeOrg } from '../../http/reach.js';
-import { newId } from '../../platform/ids.js';
 import type { Principal } from '../auth/principal.js';
 import { writeBeaconEvents } from './analytics.repo.js';
 import type { BeaconEvent, BeaconType } from './analytics.types.js';
@@ -83,7 +82,6 @@ export class BeaconIntake {
       const time = eventTime(input.occurred_at, receivedMs, receivedAt);
       if (time.clamped) clamped++;
       return {
-        id: newId('bev'),
         orgId,
         subjectId: input.product_id,
         type: input.type,

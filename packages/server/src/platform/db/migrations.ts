@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { sql, type CreateTableBuilder, type Expression, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
 /**
  * One migration set for both dialects. Types are chosen to mean the same thing in each:
@@ -25,12 +25,22 @@ export interface SchemaDialect {
    * so a range read never jumps to a rowid table; PostgreSQL has no such table option.
    */
   clusteredOnKey<B extends { modifyEnd(modifier: Expression<unknown>): B }>(table: B): B;
+  /**
+   * An integer primary key the database assigns in insertion order, for append-only tables that nothing looks
+   * up by id: SQLite's rowid itself (`integer primary key`, so the table is one b-tree, not a table and an
+   * index), an identity column on PostgreSQL.
+   */
+  rowKey<T extends string>(table: CreateTableBuilder<T, never>, column: string): CreateTableBuilder<T, string>;
 }
 
 function schemaDialect(dialect: Dialect): SchemaDialect {
   return {
     seqCopyType: dialect === 'postgres' ? 'bigint' : 'integer',
     clusteredOnKey: (table) => (dialect === 'sqlite' ? table.modifyEnd(sql`without rowid`) : table),
+    rowKey: (table, column) =>
+      dialect === 'sqlite'
+        ? table.addColumn(column, 'integer', (c) => c.primaryKey())
+        : table.addColumn(column, 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity()),
   };
 }
 
