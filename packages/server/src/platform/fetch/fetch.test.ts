@@ -296,20 +296,16 @@ describe('limits', () => {
 
   it('rejects an oversized Content-Length before reading, and never returns more than a short one declares', async () => {
     const f = fetcher(['127.0.0.1']);
-    const started = Date.now();
+    // Refused on its headers: a fetcher that began reading would end in 'timeout', since the body never comes.
     await expectCode(f.fetch(at('/huge-length'), { timeoutMs: 4000 }), 'too_large');
-    expect(Date.now() - started).toBeLessThan(2000);
     const res = await f.fetch(at('/short-length'));
     expect(res.body.toString()).toBe('y'.repeat(10));
   });
 
   it('enforces the overall deadline while waiting for headers and for the body', async () => {
     const f = fetcher(['127.0.0.1'], { PLINTH_FETCH_TIMEOUT_MS: '300' });
-    for (const path of ['/hang', '/hang-body']) {
-      const started = Date.now();
-      await expectCode(f.fetch(at(path)), 'timeout');
-      expect(Date.now() - started).toBeLessThan(2000);
-    }
+    // Without the deadline these would wait on the hanging server until the test's own timeout fails them.
+    for (const path of ['/hang', '/hang-body']) await expectCode(f.fetch(at(path)), 'timeout');
     await expectCode(f.fetch(at('/hang'), { timeoutMs: 150 }), 'timeout');
   });
 
