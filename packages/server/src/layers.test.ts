@@ -116,6 +116,11 @@ describe('layers', () => {
     for (const f of server.filter((s) => s.path === 'platform/db/migrations.ts' || s.path.endsWith('.migration.ts'))) {
       const text = f.lines.join('\n');
       for (const m of text.matchAll(/createTable\(\s*['"](\w+)['"]/g)) created.set(m[1]!, f.path);
+      // A table built under a temporary name and renamed into place (a rebuild) is the renamed one.
+      for (const m of text.matchAll(/alterTable\(\s*['"](\w+)['"]\s*\)\s*\.renameTo\(\s*['"](\w+)['"]/g)) {
+        created.delete(m[1]!);
+        created.set(m[2]!, f.path);
+      }
       // A table created from a variable (a loop over names): any declared table named in the file.
       if (/createTable\(\s*[A-Za-z_]/.test(text)) {
         for (const m of text.matchAll(/['"](\w+)['"]/g)) if (declared.has(m[1]!)) created.set(m[1]!, f.path);
