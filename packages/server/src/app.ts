@@ -7,7 +7,7 @@ import type { Deps } from './deps.js';
 import { rateRule, registerAuth, type AuthRule } from './http/auth.js';
 import { envelope } from './http/errors.js';
 import { registerCors } from './http/cors.js';
-import { FrontDoor, type LaneTokens } from './http/front-door.js';
+import { clientAddress, FrontDoor, type LaneTokens } from './http/front-door.js';
 import { registerDocs } from './http/docs.js';
 import { finishDocument } from './http/openapi-document.js';
 import { registerErrorHandling } from './http/error-handler.js';
@@ -184,7 +184,7 @@ function openLanes(
 
   frontDoor.replay = (req, res, body) => {
     app
-      .inject({ method: req.method as 'POST', url: req.url ?? '/', headers: req.headers, payload: body, remoteAddress: req.socket.remoteAddress })
+      .inject({ method: req.method as 'POST', url: req.url ?? '/', headers: req.headers, payload: body, remoteAddress: clientAddress(req) })
       .then(
         (answer) => {
           const headers: Record<string, string | string[] | number> = {};
