@@ -37,7 +37,10 @@ export function analyticsMigration(dialect: SchemaDialect): Migration {
   };
 }
 
-/** The columns of a raw beacon event after its key. */
+/**
+ * The columns of a raw beacon event after its key, as both released migrations made them: fixed, since changing it
+ * would change what `0003` did. A new column gets a migration of its own.
+ */
 function beaconEventColumns<T extends string>(table: CreateTableBuilder<T, string>) {
   return table
     .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))

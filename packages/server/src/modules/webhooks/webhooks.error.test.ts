@@ -151,7 +151,6 @@ describe('410, timeouts, disabled endpoints', { timeout: 30_000 }, () => {
     expect(d.status).toBe('pending');
     expect(d.attempts[0]).toMatchObject({ attempt: 1, response_status: null, error: { code: 'timeout' } });
     expect(d.attempts[0].duration_ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
-    expect(d.attempts[0].duration_ms).toBeLessThan(TIMEOUT_MS + 2000);
     expect(d.attempts[0].next_attempt_at).not.toBeNull();
 
     // Disabling ends what is pending.
