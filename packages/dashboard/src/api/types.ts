@@ -47,7 +47,10 @@ export interface ModelQuality {
   pose_source: string | null;
   views_used: number;
   views_total: number;
+  coverage?: { largest_gap_deg: number; elevation_min_deg: number; elevation_max_deg: number } | null;
+  heldout_iou?: { median: number; min: number; views: number } | null;
   silhouette_iou: { median: number; min: number } | null;
+  stereo_coverage?: number | null;
   largest_piece: number | null;
   scale_source: string;
 }

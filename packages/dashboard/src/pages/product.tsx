@@ -360,12 +360,41 @@ function ModelSection({ product: p }: { product: Product }) {
                       </dd>
                     </>
                   )}
+                  {q.heldout_iou && (
+                    <>
+                      <dt>Match on unseen photos</dt>
+                      <dd>
+                        median {q.heldout_iou.median.toFixed(2)}, worst {q.heldout_iou.min.toFixed(2)} ({q.heldout_iou.views} photos left out in turn)
+                      </dd>
+                    </>
+                  )}
                   {q.silhouette_iou && (
                     <>
                       <dt>Silhouette match</dt>
                       <dd>
                         median {q.silhouette_iou.median.toFixed(2)}, worst {q.silhouette_iou.min.toFixed(2)}
                       </dd>
+                    </>
+                  )}
+                  {q.coverage && (
+                    <>
+                      <dt>Coverage</dt>
+                      <dd>
+                        widest gap {Math.round(q.coverage.largest_gap_deg)}°, cameras {Math.round(q.coverage.elevation_min_deg)}° to{' '}
+                        {Math.round(q.coverage.elevation_max_deg)}° above the product
+                      </dd>
+                    </>
+                  )}
+                  {q.stereo_coverage != null && (
+                    <>
+                      <dt>Measured by stereo</dt>
+                      <dd>{Math.round(q.stereo_coverage * 100)}% of the surface</dd>
+                    </>
+                  )}
+                  {q.largest_piece != null && (
+                    <>
+                      <dt>Largest piece</dt>
+                      <dd>{Math.round(q.largest_piece * 100)}% of the surface</dd>
                     </>
                   )}
                   <dt>Scale</dt>

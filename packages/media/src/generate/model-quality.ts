@@ -1,7 +1,7 @@
 // What a model's record says about how it was made and how well it agrees with its photos; one shape for
 // every model, generated or imported, so a shop can tell a checked model from an assumed one.
 
-export type QualityMethod = 'posed_hull' | 'turntable_hull' | 'relief_card' | 'external' | 'imported';
+export type QualityMethod = 'posed_stereo' | 'posed_hull' | 'turntable_hull' | 'relief_card' | 'external' | 'imported';
 export type QualityPoseSource = 'sfm' | 'mat' | 'given' | 'assumed' | null;
 export type ScaleSource = 'given' | 'mat' | 'assumed' | 'file';
 
@@ -10,7 +10,14 @@ export interface ModelQuality {
   pose_source: QualityPoseSource;
   views_used: number;
   views_total: number;
+  /** Where the cameras stood round the product (y up): the widest azimuth gap and the elevations. */
+  coverage: { largest_gap_deg: number; elevation_min_deg: number; elevation_max_deg: number } | null;
+  /** Agreement with photos the model was made without (leave one out, up to 8 views spread around). */
+  heldout_iou: { median: number; min: number; views: number } | null;
+  /** Agreement with the photos the model was made from. */
   silhouette_iou: { median: number; min: number } | null;
+  /** Share of the surface measured by multi-view stereo; null when stereo did not run. */
+  stereo_coverage: number | null;
   largest_piece: number | null;
   scale_source: ScaleSource;
 }
@@ -22,7 +29,10 @@ export function importedQuality(): ModelQuality {
     pose_source: null,
     views_used: 0,
     views_total: 0,
+    coverage: null,
+    heldout_iou: null,
     silhouette_iou: null,
+    stereo_coverage: null,
     largest_piece: null,
     scale_source: 'file',
   };

@@ -3,6 +3,7 @@ import { MediaError } from '../errors.js';
 import type { CameraRecovery } from '../poses/camera.js';
 import { finishHull, type Dimensions, type HullModel } from './hull-model.js';
 import { carvePosedHull, fillSmallHoles, insideBox, posedSamplers } from './posed-carve.js';
+import { heldOutAgreement, requireCoverage, requireEnoughPlaced } from './heldout-gate.js';
 import { directionToCameraFrame, findFloor, modelFrame } from './posed-frame.js';
 import type { PreparedView } from './prepared-view.js';
 import { groundInModelFrame } from '../mat/mat-ground.js';
@@ -12,8 +13,6 @@ import { masksWithoutMat } from '../mat/mat-mask.js';
 // given): level the cameras into the product's frame, carve with their perspective projections, then the
 // steps every carved model shares (hull-model.ts: surface, check against every photo, texture, scale).
 
-/** Fewer registered views than this cannot carve a shape. */
-export const MIN_POSED_VIEWS = 3;
 const COARSE_RESOLUTION = 48;
 export const POSED_RESOLUTION = 128;
 
@@ -49,9 +48,9 @@ export async function generatePosedHull(
   const placed = registered.filter(usableForCarving);
   const views = placed.filter((v) => !options.heldOut?.has(v.index));
   const details = { views_total: recovery.viewsTotal, views_registered: registered.length, views_usable: views.length };
-  if (views.length < MIN_POSED_VIEWS) {
-    throw new MediaError('poses_not_found', `Only ${registered.length} of ${recovery.viewsTotal} photos could be placed in 3D; at least ${MIN_POSED_VIEWS} are needed`, details);
-  }
+  // Counted and decided on the same photos: those whose cut-out found the product, and of them those placed.
+  requireEnoughPlaced(registered.length, prepared.length, details);
+  if (views.length < 3) throw new MediaError('inconsistent_views', `Only ${views.length} of the placed photos show the whole product (the others cut it off at the frame's edge)`, details);
   const placedCams = placed.map((v) => byIndex.get(v.index)!);
   let frame = modelFrame(placed, placedCams, recovery.points, recovery.floor?.normal);
   const masks = views.map(fillSmallHoles);
@@ -81,6 +80,8 @@ export async function generatePosedHull(
     coarse.inside.min[1] = Math.max(coarse.inside.min[1], floorY);
   }
   const { inside, samplers } = coarse;
+  const centre = [0, 1, 2].map((a) => (inside.min[a] + inside.max[a]) / 2);
+  const coverage = requireCoverage(frame.cameras, centre, details);
   const pad = 2 * coarse.step;
   const box = {
     min: inside.min.map((v) => v - pad) as [number, number, number],
@@ -96,9 +97,13 @@ export async function generatePosedHull(
       }
     },
   });
+  await progress(55, 'checking');
+  const carvedCams = frame.cameras.filter((_, k) => carving(k));
+  const heldOut = await heldOutAgreement({ views: masks, cams: carvedCams, box, floorY: floorY ?? undefined, centre });
   return finishHull(
     {
       grid,
+      gate: { coverage, heldOut },
       views,
       cams: frame.cameras.filter((_, k) => carving(k)),
       heldOut: { views: placed.filter((v) => options.heldOut?.has(v.index)), cams: frame.cameras.filter((_, k) => !carving(k)) },

@@ -69,11 +69,24 @@ export const DimensionsInputSchema = Type.Object(
 
 export const ModelQualitySchema = Type.Object(
   {
-    method: Type.Union(['posed_hull', 'turntable_hull', 'relief_card', 'external', 'imported'].map((s) => Type.Literal(s))),
+    method: Type.Union(['posed_stereo', 'posed_hull', 'turntable_hull', 'relief_card', 'external', 'imported'].map((s) => Type.Literal(s))),
     pose_source: Nullable(Type.Union(['sfm', 'mat', 'given', 'assumed'].map((s) => Type.Literal(s)))),
     views_used: Type.Integer({ minimum: 0 }),
     views_total: Type.Integer({ minimum: 0 }),
-    silhouette_iou: Nullable(Type.Object({ median: Type.Number(), min: Type.Number() })),
+    coverage: Nullable(
+      Type.Object(
+        { largest_gap_deg: Type.Number(), elevation_min_deg: Type.Number(), elevation_max_deg: Type.Number() },
+        { description: 'Where the placed cameras stood round the product: the widest azimuth gap between neighbours and the elevations (degrees).' },
+      ),
+    ),
+    heldout_iou: Nullable(
+      Type.Object(
+        { median: Type.Number(), min: Type.Number(), views: Type.Integer({ minimum: 0 }) },
+        { description: 'Silhouette agreement with photos the model was made without (leave one out, up to 8 views spread around); the gate needs a median of 0.85.' },
+      ),
+    ),
+    silhouette_iou: Nullable(Type.Object({ median: Type.Number(), min: Type.Number() }, { description: 'Agreement with the photos the model was made from.' })),
+    stereo_coverage: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Share of the surface measured by multi-view stereo; null when stereo did not run.' })),
     largest_piece: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
     scale_source: Type.Union(['given', 'mat', 'assumed', 'file'].map((s) => Type.Literal(s))),
   },
@@ -167,11 +180,11 @@ export const CustomId = Type.String({ minLength: 1, maxLength: 200 });
 
 export const CreateBodySchema = Type.Object(
   {
-    image_urls: Type.Optional(Type.Array(Url, { minItems: 1, maxItems: 24 })),
+    image_urls: Type.Optional(Type.Array(Url, { minItems: 1, maxItems: 60 })),
     video_url: Type.Optional(Url),
     source_url: Type.Optional(Url),
     model_url: Type.Optional(Url),
-    image_paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { minItems: 1, maxItems: 24 })),
+    image_paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { minItems: 1, maxItems: 60 })),
     model_path: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'A GLB model uploaded with POST /v1/uploads; imported like model_url.' })),
     resume_token: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
     title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),

@@ -40,11 +40,14 @@ export interface ModelWarningRecord {
 
 /** model.quality as served (snake_case, like the JSON). */
 export interface ModelQualityRecord {
-  method: 'posed_hull' | 'turntable_hull' | 'relief_card' | 'external' | 'imported';
+  method: 'posed_stereo' | 'posed_hull' | 'turntable_hull' | 'relief_card' | 'external' | 'imported';
   pose_source: 'sfm' | 'mat' | 'given' | 'assumed' | null;
   views_used: number;
   views_total: number;
+  coverage: { largest_gap_deg: number; elevation_min_deg: number; elevation_max_deg: number } | null;
+  heldout_iou: { median: number; min: number; views: number } | null;
   silhouette_iou: { median: number; min: number } | null;
+  stereo_coverage: number | null;
   largest_piece: number | null;
   scale_source: 'given' | 'mat' | 'assumed' | 'file';
 }
