@@ -6,7 +6,9 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import {
   MediaError,
+  closeRenderer,
   packLarge,
+  renderTurntable,
   runMediaOp,
   unpackLarge,
   type FromChild,
@@ -74,6 +76,28 @@ interface Call {
   host: MediaCallHost;
   resolve: (value: unknown) => void;
   reject: (err: Error) => void;
+}
+
+/** What a render may take when its caller names no time: the renderer's own default. */
+const RENDER_TIMEOUT_MS = 120_000;
+
+/**
+ * Renders run in this process, on its one warm Chromium (see WarmRenderer in the media package): the browser is
+ * a process of its own that a child would only stand in front of, adding a copy of the model and of every
+ * image, and a browser per child. The sandbox's time limit still bounds each render; a render cut by it fails
+ * with 'processing_limit' as any other step does, and its browser is killed and relaunched for the next.
+ */
+async function renderHere(input: MediaOpInput<'render.turntable'>, timeoutS: number): Promise<MediaOpOutput<'render.turntable'>> {
+  const own = input.options.timeoutMs ?? RENDER_TIMEOUT_MS;
+  const timeoutMs = Math.min(own, timeoutS * 1000);
+  try {
+    return await renderTurntable(input.glb, { ...input.options, timeoutMs });
+  } catch (err) {
+    if (timeoutMs < own && /timed out/.test((err as Error).message)) {
+      throw new MediaError('processing_limit', `Media processing took longer than ${timeoutS} s.`, { limit: 'time', timeout_s: timeoutS });
+    }
+    throw err;
+  }
 }
 
 /** One child process, running one operation at a time. */
@@ -211,7 +235,7 @@ class Slot {
  * Media work in child processes with a heap cap, a resident-memory watchdog, a time limit and their own
  * stack. A child that dies or is killed fails only its call, with MediaError('processing_limit'); the next
  * call gets a fresh child. Children are kept between calls, so what one has loaded (a model session)
- * stays loaded.
+ * stays loaded. Renders are the exception: they drive this process's warm browser (see renderHere).
  */
 export class MediaSandbox implements MediaRunner {
   private readonly slots: Slot[];
@@ -222,13 +246,17 @@ export class MediaSandbox implements MediaRunner {
   /** where large Buffers cross to and from the children; private to this server process */
   private readonly transferDir = mkdtempSync(join(tmpdir(), 'plinth-media-'));
 
+  private readonly timeoutS: number;
+
   constructor(entry: string, limits: SandboxLimits, logger: Logger) {
+    this.timeoutS = limits.timeoutS;
     this.slots = Array.from({ length: Math.max(1, limits.children) }, () => new Slot(entry, limits, logger, this.transferDir));
     this.idle = [...this.slots];
   }
 
   async run<K extends MediaOpName>(op: K, input: MediaOpInput<K>, host: MediaCallHost = {}): Promise<MediaOpOutput<K>> {
     if (this.closed) throw new MediaError('processing_limit', 'The media sandbox is closed.');
+    if (op === 'render.turntable') return renderHere(input as MediaOpInput<'render.turntable'>, this.timeoutS) as Promise<MediaOpOutput<K>>;
     const slot = this.idle.pop() ?? (await new Promise<Slot>((resolve) => this.waiting.push(resolve)));
     try {
       return (await slot.run(this.nextId++, op, input, host)) as MediaOpOutput<K>;
@@ -248,6 +276,7 @@ export class MediaSandbox implements MediaRunner {
     this.closed = true;
     for (const slot of this.slots) slot.kill(new MediaError('processing_limit', 'The media sandbox was closed.'));
     rmSync(this.transferDir, { recursive: true, force: true });
+    await closeRenderer();
   }
 }
 
@@ -262,7 +291,9 @@ export class InlineMediaRunner implements MediaRunner {
     });
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await closeRenderer();
+  }
 }
 
 export function createMediaRunner(limits: SandboxLimits, logger: Logger): MediaRunner {
