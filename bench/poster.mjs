@@ -6,9 +6,10 @@
 // process tree. Goal: a warm poster in at most 3 s.
 //
 //   npm run build && node bench/poster.mjs
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { WarmRenderer } from '@plinth/media';
 import { sphereModel } from './imports-lib/models.mjs';
+import { percentile as pct, treeMb } from './lib/memory.mjs';
 import { printEnvironment } from './lib/report.mjs';
 
 const chromiumPath = process.env.PLINTH_CHROMIUM_PATH || '/usr/bin/chromium';
@@ -22,38 +23,6 @@ if (!existsSync(chromiumPath)) {
   console.log(`SKIPPED: no Chromium at ${chromiumPath} (set PLINTH_CHROMIUM_PATH)`);
   process.exit(0);
 }
-
-/** Resident memory of `pid` and its descendants, in MB, read from /proc (0 where it is not Linux). */
-function treeMb(pid) {
-  if (!pid || !existsSync('/proc')) return 0;
-  const children = new Map();
-  const rss = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(fields[1]);
-      rss.set(Number(entry), (Number(fields[21]) * 4096) / 2 ** 20);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  let total = 0;
-  for (const stack = [pid]; stack.length; ) {
-    const p = stack.pop();
-    total += rss.get(p) ?? 0;
-    stack.push(...(children.get(p) ?? []));
-  }
-  return total;
-}
-
-const pct = (xs, p) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
 
 async function timed(renderer, glb) {
   let peak = 0;
