@@ -5,6 +5,7 @@ import { loadConfig } from '../../config.js';
 import { createLogger } from '../../logger.js';
 import { MODULE_MIGRATIONS } from '../../migrations.js';
 import { freshPostgresDatabase, TEST_BACKEND, tempDir } from '../../test/env.js';
+import { waitFor } from '../../test/fixture-server.js';
 import { openDatabase, type Database } from '../db/index.js';
 import { liveWorkers, type HeldJob } from './heartbeat.js';
 import { createJobQueue } from './index.js';
@@ -16,7 +17,6 @@ let url = join(dir.path, 'heartbeat.db');
 let dropDatabase = async () => {};
 let database: Database;
 const queues: JobQueue[] = [];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function queue(): JobQueue {
   const config = loadConfig({
@@ -31,14 +31,6 @@ function queue(): JobQueue {
   const q = createJobQueue(config, database, logger, { heartbeatMs: 100 });
   queues.push(q);
   return q;
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
 }
 
 /** Marks the job as taken by `workerId` (its first attempt running), as that worker's claim would have; returns it as held. */
@@ -102,7 +94,7 @@ describe(`worker heartbeats (${TEST_BACKEND})`, () => {
     await live.open();
     live.register(name, async (job) => void seen.push(job));
     await live.start();
-    await waitFor('the released job to run', () => seen.length > 0);
+    await waitFor(async () => seen.length > 0, 20_000, 'the released job to run');
     expect(seen.map((j) => [j.id, j.attempt])).toEqual([[id, 2]]);
     // The dead worker's row went with its jobs; the live one beats.
     const workers = await database.db.selectFrom('workers').select('id').execute();
@@ -125,8 +117,8 @@ describe(`worker heartbeats (${TEST_BACKEND})`, () => {
     await deadWorker('long-gone', []);
     await live.start();
     await live.enqueue(database.db, name, {});
-    await waitFor('the job to run', () => running);
-    await waitFor('the heartbeat to list the job', async () => (await liveWorkers(database.db)).some((w) => w.jobs_held === 1));
+    await waitFor(async () => running, 20_000, 'the job to run');
+    await waitFor(async () => (await liveWorkers(database.db)).some((w) => w.jobs_held === 1), 20_000, 'the heartbeat to list the job');
     const [worker, ...others] = await liveWorkers(database.db);
     expect(others).toEqual([]);
     expect(worker).toMatchObject({ host: expect.any(String), jobs_held: 1 });
