@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import {
   MediaError,
   closeRenderer,
+  killTree,
   packLarge,
   renderTurntable,
   runMediaOp,
@@ -138,12 +139,16 @@ class Slot {
     return child;
   }
 
-  /** Ends the call in flight with `err` and kills the child, so the next call starts a fresh one. */
+  /**
+   * Ends the call in flight with `err` and kills the child with every tool it started (COLMAP, ffmpeg: each in a
+   * process group of its own, which a SIGKILLed child could not end itself), so the next call starts afresh.
+   */
   kill(err: MediaError) {
     const child = this.child;
     this.child = null;
     this.fail(err);
-    child?.kill('SIGKILL');
+    if (child?.pid) killTree(child.pid);
+    else child?.kill('SIGKILL');
   }
 
   private fail(err: Error) {
