@@ -20,11 +20,11 @@ const Check = Type.Object({
 const Capability = Type.Object({ available: Type.Boolean(), version: Type.Union([Type.String(), Type.Null()]) });
 
 const Worker = Type.Object({
-  id: Type.String(),
-  host: Type.String(),
-  started_at: Type.String({ format: 'date-time' }),
-  last_heartbeat_at: Type.String({ format: 'date-time' }),
-  jobs_held: Type.Integer({ minimum: 0 }),
+  id: Type.String({ description: 'The worker process: its host, process id and a random suffix.' }),
+  host: Type.String({ description: 'The machine (host name) it runs on.' }),
+  started_at: Type.String({ format: 'date-time', description: 'When the process started working jobs.' }),
+  last_heartbeat_at: Type.String({ format: 'date-time', description: 'Its last heartbeat; workers beat every 5 s.' }),
+  jobs_held: Type.Integer({ minimum: 0, description: 'Jobs it is running now.' }),
 });
 
 const Health = Type.Object(
@@ -43,7 +43,12 @@ const Health = Type.Object(
      * Worker processes whose heartbeat is under 15 s old, oldest first. Only for a secret key or a dashboard
      * session: absent for anyone else (no key, a publishable key), who learns nothing of the deployment's machines.
      */
-    workers: Type.Optional(Type.Array(Worker)),
+    workers: Type.Optional(
+      Type.Array(Worker, {
+        description:
+          'Worker processes whose heartbeat is under 15 s old, oldest first. Only for a secret key or a dashboard session; absent otherwise.',
+      }),
+    ),
   },
   { title: 'Health' },
 );
