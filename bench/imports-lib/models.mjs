@@ -51,7 +51,7 @@ export async function boxModel(tint = 0.5) {
     }
     indices.push(...(sign > 0 ? [0, 1, 2, 0, 2, 3] : [0, 2, 1, 0, 3, 2]).map((k) => base + k));
   }
-  const material = doc.createMaterial('paint').setBaseColorFactor([0.2 + 0.6 * tint, 0.4, 0.8 - 0.6 * tint, 1]).setRoughnessFactor(0.6);
+  const material = doc.createMaterial('paint').setBaseColorFactor([0.2 + 0.6 * tint, 0.4, 0.8 - 0.6 * tint, 1]).setRoughnessFactor(0.6).setMetallicFactor(0);
   mesh(doc, scene, { positions, normals, uvs, indices }, material);
   return { name: 'box', triangles: 12, glb: Buffer.from(await (await varietyIO()).writeBinary(doc)) };
 }
