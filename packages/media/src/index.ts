@@ -66,7 +66,7 @@ export { captureMatPdf, MAT_CAPTION } from './mat/mat-pdf.js';
 export { recoverCamerasFromMat, MIN_MAT_VIEWS } from './mat/mat-poses.js';
 
 // Renders and finishing.
-export { descendants, killAllGroups, killGroup, killTree, spawnInGroup } from './process-group.js';
+export { descendants, killAllGroups, killGroup, killTree, spawnInGroup, treeMemoryMb } from './process-group.js';
 export { closeRenderer, renderTurntable, type RenderOptions } from './render/renders.js';
 export { RENDERS_PER_BROWSER, WarmRenderer, type RenderJob } from './render/warm-renderer.js';
 export {

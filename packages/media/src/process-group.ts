@@ -64,6 +64,23 @@ export function descendants(pid: number): number[] {
   return found;
 }
 
+/**
+ * Memory of `pid` and its descendants in MB, by proportional set size (a page shared by N processes counts 1/N in
+ * each, so a browser's processes add up to what it really holds); null where /proc cannot say.
+ */
+export function treeMemoryMb(pid: number): number | null {
+  let kb = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    try {
+      const rollup = readFileSync(`/proc/${p}/smaps_rollup`, 'utf8');
+      kb += Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+    } catch {
+      if (p === pid) return null;
+    }
+  }
+  return kb / 1024;
+}
+
 /** SIGKILLs `pid` and every process below it, groups of their own included. */
 export function killTree(pid: number): void {
   // Read before the kill: once a parent dies its children are re-parented and can no longer be found.

@@ -14,6 +14,8 @@ export interface RenderOptions {
   timeoutMs?: number;
   /** Studio environment lighting, as the embed's viewer uses: for a poster that must look like the live model. Default false. */
   environment?: boolean;
+  /** Memory the shared browser may keep after this render, in MB (proportional set size); above it, it is relaunched. */
+  maxMemoryMb?: number;
 }
 
 // SwiftShader's largest texture/viewport is 8192; beyond that WebGL silently clamps.
@@ -28,6 +30,7 @@ function resolveOptions(opts: RenderOptions): RenderJob {
     elevationDeg: opts.elevationDeg ?? 15,
     timeoutMs: opts.timeoutMs ?? 120_000,
     environment: opts.environment === true,
+    maxMemoryMb: opts.maxMemoryMb,
   };
   if (!r.chromiumPath) throw new Error('renderTurntable: chromiumPath is required');
   if (!Number.isInteger(r.views) || r.views < 1 || r.views > MAX_VIEWS) {

@@ -65,6 +65,18 @@ describe.skipIf(!existsSync(chromiumPath))('the warm renderer', () => {
     expect(renderer.launches).toBe(3);
   });
 
+  it('relaunches a browser that holds more than the memory limit after a render', async () => {
+    renderer = new WarmRenderer();
+    const glb = await box([0, 0, 1]);
+    await renderer.render(glb, { ...job, maxMemoryMb: 100_000 });
+    expect(await renderer.browserPid()).not.toBeNull();
+    // No browser fits in 1 MB: it is closed after the render, and the next one launches another.
+    await renderer.render(glb, { ...job, maxMemoryMb: 1 });
+    expect(await renderer.browserPid()).toBeNull();
+    await renderer.render(glb, job);
+    expect(renderer.launches).toBe(2);
+  });
+
   it('a model that fails costs the page, not the browser; close() ends the browser', async () => {
     renderer = new WarmRenderer();
     await expect(renderer.render(Buffer.from('not a GLB'), job)).rejects.toThrow(/GLB/);

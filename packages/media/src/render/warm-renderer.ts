@@ -11,6 +11,7 @@ import {
   type PageLoadArgs,
   type PageLoadResult,
 } from './renders-page.js';
+import { treeMemoryMb } from '../process-group.js';
 
 /**
  * Flags for a GPU-less, network-less host. WebGL comes from SwiftShader (software
@@ -38,6 +39,8 @@ export interface RenderJob {
   elevationDeg: number;
   timeoutMs: number;
   environment: boolean;
+  /** Memory the browser may keep between renders, in MB: above it, it is relaunched before the next. */
+  maxMemoryMb?: number;
 }
 
 /** A browser is relaunched after this many renders, so what it leaks or fragments does not pile up. */
@@ -99,7 +102,8 @@ interface Session {
 /**
  * One headless Chromium for every render of this process: launched on first use, its render page (three.js
  * loaded, WebGL context and compiled shaders kept) reused from one model to the next, relaunched after a
- * crash, after a render that ran out of time and every RENDERS_PER_BROWSER renders, closed by close().
+ * crash, after a render that ran out of time, every RENDERS_PER_BROWSER renders and when it holds more memory
+ * than a render's `maxMemoryMb` after it, closed by close().
  * Renders run one at a time on the one page; callers queue.
  */
 export class WarmRenderer {
@@ -155,7 +159,7 @@ export class WarmRenderer {
     try {
       const pngs = await Promise.race([draw, deadline]);
       const session = await this.session!;
-      if (session.renders >= this.rendersPerBrowser) await this.retire(false);
+      if (session.renders >= this.rendersPerBrowser || this.overMemory(session, job)) await this.retire(false);
       return pngs;
     } catch (err) {
       // On timeout the page may be stuck inside a draw call: the browser goes, the next render gets a new one.
@@ -167,6 +171,13 @@ export class WarmRenderer {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Whether the browser now holds more than the render's memory limit (read from /proc; false where it cannot). */
+  private overMemory(session: Session, job: RenderJob): boolean {
+    const pid = session.server.process().pid;
+    if (!job.maxMemoryMb || !pid) return false;
+    return (treeMemoryMb(pid) ?? 0) > job.maxMemoryMb;
   }
 
   private async launch(job: RenderJob): Promise<Session> {

@@ -86,13 +86,14 @@ const RENDER_TIMEOUT_MS = 120_000;
  * Renders run in this process, on its one warm Chromium (see WarmRenderer in the media package): the browser is
  * a process of its own that a child would only stand in front of, adding a copy of the model and of every
  * image, and a browser per child. The sandbox's time limit still bounds each render; a render cut by it fails
- * with 'processing_limit' as any other step does, and its browser is killed and relaunched for the next.
+ * with 'processing_limit' as any other step does, and its browser is killed and relaunched for the next. Its
+ * memory limit bounds what the browser keeps: holding more after a render, it is relaunched before the next.
  */
-async function renderHere(input: MediaOpInput<'render.turntable'>, timeoutS: number): Promise<MediaOpOutput<'render.turntable'>> {
+async function renderHere(input: MediaOpInput<'render.turntable'>, { timeoutS, memoryMb }: SandboxLimits): Promise<MediaOpOutput<'render.turntable'>> {
   const own = input.options.timeoutMs ?? RENDER_TIMEOUT_MS;
   const timeoutMs = Math.min(own, timeoutS * 1000);
   try {
-    return await renderTurntable(input.glb, { ...input.options, timeoutMs });
+    return await renderTurntable(input.glb, { ...input.options, timeoutMs, maxMemoryMb: memoryMb });
   } catch (err) {
     if (timeoutMs < own && /timed out/.test((err as Error).message)) {
       throw new MediaError('processing_limit', `Media processing took longer than ${timeoutS} s.`, { limit: 'time', timeout_s: timeoutS });
@@ -251,17 +252,18 @@ export class MediaSandbox implements MediaRunner {
   /** where large Buffers cross to and from the children; private to this server process */
   private readonly transferDir = mkdtempSync(join(tmpdir(), 'plinth-media-'));
 
-  private readonly timeoutS: number;
-
-  constructor(entry: string, limits: SandboxLimits, logger: Logger) {
-    this.timeoutS = limits.timeoutS;
+  constructor(
+    entry: string,
+    private readonly limits: SandboxLimits,
+    logger: Logger,
+  ) {
     this.slots = Array.from({ length: Math.max(1, limits.children) }, () => new Slot(entry, limits, logger, this.transferDir));
     this.idle = [...this.slots];
   }
 
   async run<K extends MediaOpName>(op: K, input: MediaOpInput<K>, host: MediaCallHost = {}): Promise<MediaOpOutput<K>> {
     if (this.closed) throw new MediaError('processing_limit', 'The media sandbox is closed.');
-    if (op === 'render.turntable') return renderHere(input as MediaOpInput<'render.turntable'>, this.timeoutS) as Promise<MediaOpOutput<K>>;
+    if (op === 'render.turntable') return renderHere(input as MediaOpInput<'render.turntable'>, this.limits) as Promise<MediaOpOutput<K>>;
     const slot = this.idle.pop() ?? (await new Promise<Slot>((resolve) => this.waiting.push(resolve)));
     try {
       return (await slot.run(this.nextId++, op, input, host)) as MediaOpOutput<K>;
