@@ -66,7 +66,9 @@ export { captureMatPdf, MAT_CAPTION } from './mat/mat-pdf.js';
 export { recoverCamerasFromMat, MIN_MAT_VIEWS } from './mat/mat-poses.js';
 
 // Renders and finishing.
-export { renderTurntable, type RenderOptions } from './render/renders.js';
+export { descendants, killAllGroups, killGroup, killTree, spawnInGroup, treeMemoryMb } from './process-group.js';
+export { closeRenderer, renderTurntable, type RenderOptions } from './render/renders.js';
+export { RENDERS_PER_BROWSER, WarmRenderer, type RenderJob } from './render/warm-renderer.js';
 export {
   finishImage,
   resolveSettings,

@@ -6,6 +6,7 @@ import { stepCostsMigration } from './modules/quotes/quotes.migration.js';
 import { uploadsMigration, uploadsPrivateMigration, uploadsUsedByMigration } from './modules/uploads/uploads.migration.js';
 import { webhooksMigration } from './modules/webhooks/webhooks.migration.js';
 import { together, type MigrationSet } from './platform/db/migrations.js';
+import { workersMigration } from './platform/jobs/workers.migration.js';
 
 /**
  * Every module's migrations, in the order they run after the platform's own. Each area keeps its
@@ -21,4 +22,5 @@ export const MODULE_MIGRATIONS: MigrationSet = (dialect) => ({
   '0007_uploads_used_by': uploadsUsedByMigration,
   '0008_step_costs': stepCostsMigration,
   '0009_beacon_event_row_key': beaconEventRowKeyMigration(dialect),
+  '0010_workers': workersMigration,
 });

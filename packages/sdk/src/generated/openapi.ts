@@ -156,6 +156,25 @@ export interface Health {
     name: "isnet" | "classical";
     model: string | null;
   };
+  /** Worker processes whose heartbeat is under 15 s old, oldest first. Only for a secret key or a dashboard session; absent otherwise. */
+  workers?: Array<{
+    /** The worker process: its host, process id and a random suffix. */
+    id: string;
+    /** The machine (host name) it runs on. */
+    host: string;
+    /**
+     * When the process started working jobs.
+     * Format: date-time.
+     */
+    started_at: string;
+    /**
+     * Its last heartbeat; workers beat every 5 s.
+     * Format: date-time.
+     */
+    last_heartbeat_at: string;
+    /** Jobs it is running now. */
+    jobs_held: number;
+  }>;
 }
 
 export interface Image {
