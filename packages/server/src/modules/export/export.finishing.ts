@@ -1,6 +1,6 @@
 import { mapLimit } from '@plinth/media';
 import type { Deps } from '../../deps.js';
-import type { PlannedEntry } from './export.plan.js';
+import { measurementsKey, type PlannedEntry } from './export.plan.js';
 
 const IN_FLIGHT = 2;
 
@@ -12,6 +12,8 @@ async function finishOne(deps: Deps, entry: PlannedEntry): Promise<void> {
   ]);
   const finished = await deps.media.run('finish.image', { original, mask, settings: entry.settings });
   await deps.storage.put(entry.cacheKey, finished.data, { contentType: finished.contentType });
+  // Written after the image: its presence says the entry is finished.
+  await deps.storage.put(measurementsKey(entry), Buffer.from(JSON.stringify(finished.measurements)), { contentType: 'application/json' });
 }
 
 /** Two in flight keeps both cores busy (sharp's threads plus our own work) without piling up memory. */
