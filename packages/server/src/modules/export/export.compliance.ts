@@ -1,7 +1,9 @@
 import { evaluateCompliance, failedCodes, type Compliance, type ComplianceCode, type FinishMeasurements } from '@plinth/media';
 import type { Deps } from '../../deps.js';
 import { cutoutOf } from '../products/products.json.js';
-import { measurementsKey, type ExportPlan, type PlannedEntry } from './export.plan.js';
+import { updateImageRow } from '../products/products.repo.js';
+import { finishAll } from './export.finishing.js';
+import { measurementsKey, pendingEntries, planExport, type ExportPlan, type PlannedEntry } from './export.plan.js';
 
 export interface CheckedEntry {
   entry: PlannedEntry;
@@ -48,4 +50,20 @@ export function nonCompliantText(plan: ExportPlan, nonCompliant: NonCompliant[])
     ? `${nonCompliant.length} images failed a check${plan.preset ? ` of ${plan.preset}` : ''} and were left out (reason non_compliant in manifest.json):`
     : `${nonCompliant.length} images failed a check${plan.preset ? ` of ${plan.preset}` : ''} (listed under non_compliant in manifest.json):`;
   return `${head}\n${nonCompliant.map((n) => `- ${n.path}: ${n.failed.join(', ')}`).join('\n')}\n`;
+}
+
+/**
+ * An image's compliance with its own settings, measured now: finished at full size (or taken from the
+ * finishing cache) and recorded on the image, as an export with the image's own settings records it.
+ */
+export async function measureImageCompliance(deps: Deps, product: { id: string; org_id: string; custom_id: string | null }, imageId: string): Promise<Compliance | null> {
+  const plan = await planExport(deps.database.db, [product], ['accepted', 'pending', 'rejected']);
+  const entry = plan.entries.find((e) => e.image.id === imageId);
+  if (!entry) return null;
+  const single = { ...plan, entries: [entry] };
+  const pending = await pendingEntries(deps, single);
+  if (pending.length) await finishAll(deps, pending);
+  const [checked] = (await checkPlan(deps, single)).included;
+  await updateImageRow(deps.database.db, imageId, { compliance: JSON.stringify(checked.compliance), channel_ready: checked.compliance.passed ? 1 : 0 });
+  return checked.compliance;
 }

@@ -12,6 +12,8 @@ export interface PlannedEntry {
   orgId: string;
   image: ImageRecord;
   settings: ImageSettings;
+  /** The image's own settings, with no export preset over them. */
+  ownSettings: boolean;
   /** where the finished image is cached; exists once finished */
   cacheKey: string;
   contentType: string;
@@ -99,6 +101,7 @@ export async function planExport(
         orgId: p.org_id,
         image,
         settings,
+        ownSettings: !preset || preset === own.preset,
         cacheKey: `orgs/${p.org_id}/finished/${key}.${EXT[settings.format]}`,
         contentType: TYPE[settings.format],
       });
