@@ -8,6 +8,7 @@ import { CopyButton } from '../components/copy-button';
 import { useTitle } from '../components/use-title';
 import { ModelViewer } from '../components/model-viewer';
 import { Badge, ErrorBox, Loading, Progress } from '../components/states';
+import { ComplianceBadge, ComplianceReport, PRESETS, presetOf } from '../components/compliance';
 import { modelLabel, modelTone, reviewTone, stepLabel, statusTone } from '../components/status';
 
 const DEFAULTS: Required<Pick<ImageSettings, 'background' | 'shadow' | 'padding'>> = { background: '#ffffff', shadow: 'soft', padding: 0.08 };
@@ -120,9 +121,19 @@ function Review({ product: p }: { product: Product }) {
   const [background, setBackground] = useState(start.background);
   const [shadow, setShadow] = useState(start.shadow);
   const [padding, setPadding] = useState(start.padding);
+  const [preset, setPreset] = useState(start.preset ?? '');
+  const [fill, setFill] = useState(start.fill ?? presetOf(start.preset)?.fill ?? 1 - 2 * start.padding);
   const [selected, setSelected] = useState<string | null>(first?.image_id ?? null);
-  const dirty =
-    Object.keys(decisions).length > 0 || background !== start.background || shadow !== start.shadow || padding !== start.padding;
+  const finishing = preset ? { preset, background, shadow, fill } : { background, shadow, padding };
+  const settingsDirty =
+    background !== start.background || shadow !== start.shadow || padding !== start.padding || preset !== (start.preset ?? '') || (!!preset && fill !== start.fill);
+  const dirty = Object.keys(decisions).length > 0 || settingsDirty;
+  const choosePreset = (value: string) => {
+    setPreset(value);
+    const p = presetOf(value);
+    if (p) setFill(p.fill);
+    if (p?.background) setBackground(p.background);
+  };
   const save = useMutation({
     mutationFn: () =>
       api<Product>(`/v1/products/${p.id}/review`, {
@@ -131,7 +142,8 @@ function Review({ product: p }: { product: Product }) {
           images: images.map((i) => ({
             image_id: i.image_id,
             ...(decisions[i.image_id] && { decision: decisions[i.image_id] }),
-            settings: { background, shadow, padding },
+            // A preset brings its own fill: padding is cleared, as fill replaces it.
+            settings: preset ? { preset, background, shadow, fill, padding: null } : { preset: null, fill: null, background, shadow, padding },
           })),
         },
       }),
@@ -178,6 +190,17 @@ function Review({ product: p }: { product: Product }) {
         <fieldset>
           <legend>Finishing</legend>
           <label className="field">
+            <span>Channel</span>
+            <select value={preset} onChange={(e) => choosePreset(e.target.value)}>
+              <option value="">No channel preset</option>
+              {PRESETS.map((p) => (
+                <option key={p.value} value={p.value}>
+                  {p.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="field">
             <span>Background</span>
             <span className="color-row">
               <input
@@ -206,12 +229,22 @@ function Review({ product: p }: { product: Product }) {
               <option value="contact">Contact</option>
             </select>
           </label>
-          <label className="field">
-            <span>Padding {Math.round(padding * 100)}%</span>
-            <input type="range" min={0} max={0.45} step={0.01} value={padding} onChange={(e) => setPadding(Number(e.target.value))} />
-          </label>
+          {preset ? (
+            <label className="field">
+              <span>Product fills {Math.round(fill * 100)}%</span>
+              <input type="range" min={0.3} max={0.98} step={0.01} value={fill} onChange={(e) => setFill(Number(e.target.value))} />
+            </label>
+          ) : (
+            <label className="field">
+              <span>Padding {Math.round(padding * 100)}%</span>
+              <input type="range" min={0} max={0.45} step={0.01} value={padding} onChange={(e) => setPadding(Number(e.target.value))} />
+            </label>
+          )}
         </fieldset>
-        <FinishedPreview product={p} image={preview} settings={{ background, shadow, padding }} />
+        <div className="preview-col">
+          <FinishedPreview product={p} image={preview} settings={finishing} />
+          {preview && <ComplianceReport productId={p.id} image={preview} unsaved={settingsDirty} />}
+        </div>
         <div className="save-row">
           {save.error && <ErrorBox error={save.error} />}
           {save.isSuccess && !dirty && (
@@ -244,6 +277,7 @@ function ImageTile(props: {
       </button>
       <div className="image-meta">
         <Badge tone={reviewTone(decision)}>{decision}</Badge>
+        <ComplianceBadge compliance={img.compliance} />
         {img.cutout && (
           <span className="small muted" title={`Cut-out by ${img.cutout.method}`}>
             Cut-out {img.cutout.status} · {Math.round(img.cutout.confidence * 100)}%
@@ -264,12 +298,13 @@ function ImageTile(props: {
 }
 
 /** The finished image as the export will make it, redrawn by the server while settings change. */
-function FinishedPreview({ product, image, settings }: { product: Product; image?: ProductImage; settings: Required<Pick<ImageSettings, 'background' | 'shadow' | 'padding'>> }) {
+function FinishedPreview({ product, image, settings }: { product: Product; image?: ProductImage; settings: Pick<ImageSettings, 'background' | 'shadow' | 'padding' | 'preset' | 'fill'> }) {
   const [debounced, setDebounced] = useState(settings);
+  const key = JSON.stringify(settings);
   useEffect(() => {
     const t = setTimeout(() => setDebounced(settings), 250);
     return () => clearTimeout(t);
-  }, [settings.background, settings.shadow, settings.padding]);
+  }, [key]);
   const [failed, setFailed] = useState(false);
   if (!image) return null;
   const src = withQuery(`/dashboard/api/products/${product.id}/images/${image.image_id}/preview`, debounced);

@@ -13,7 +13,9 @@ export const ImageSettingsSchema = Type.Object(
   {
     background: Type.Optional(Type.String({ pattern: '^(#[0-9a-fA-F]{6}|transparent)$', description: '"#rrggbb" or "transparent"; default "#ffffff"' })),
     shadow: Type.Optional(Type.Union(['none', 'soft', 'hard', 'contact'].map((s) => Type.Literal(s)), { description: 'default soft' })),
-    padding: Type.Optional(Type.Number({ minimum: 0, maximum: 0.45, description: 'fraction of the canvas kept empty on each side; default 0.08' })),
+    padding: Type.Optional(
+      Type.Union([Type.Number({ minimum: 0, maximum: 0.45, description: 'fraction of the canvas kept empty on each side; default 0.08' }), Type.Null()]),
+    ),
     format: Type.Optional(Type.Union(['jpeg', 'png', 'webp'].map((s) => Type.Literal(s)), { description: "default png when transparent, else the preset's, else jpeg" })),
     preset: Type.Optional(Type.Union([PresetSchema, Type.Null()])),
     size: Type.Optional(
@@ -46,7 +48,7 @@ export const ViewerSettingsSchema = Type.Object(
 export type ImageSettingsInput = {
   background?: string;
   shadow?: string;
-  padding?: number;
+  padding?: number | null;
   format?: string;
   preset?: string | null;
   size?: { width: number; height: number } | null;
