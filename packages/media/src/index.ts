@@ -75,12 +75,28 @@ export {
   settingsCacheKey,
   DEFAULT_SIZE,
   DEFAULT_SETTINGS,
+  MIN_SIDE,
+  MAX_SIDE,
+  MIN_FILL,
+  MAX_FILL,
+  type CanvasSize,
   type FinishInput,
   type FinishedImage,
   type ImageFormat,
   type ImageSettings,
+  type ImageSettingsInput,
   type ShadowStyle,
 } from './finish/finish.js';
+export { PRESETS, PRESET_NAMES, isPresetName, type Preset, type PresetName } from './finish/presets.js';
+export {
+  evaluateCompliance,
+  failedCodes,
+  COMPLIANCE_CODES,
+  type Compliance,
+  type ComplianceCheck,
+  type ComplianceCode,
+  type FinishMeasurements,
+} from './finish/compliance.js';
 
 // The sandbox's table of operations (names, inputs, outputs) and the child's message protocol.
 export {

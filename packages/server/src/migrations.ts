@@ -2,6 +2,7 @@ import { idempotencyPrincipalMigration } from './http/idempotency.migration.js';
 import { analyticsMigration, beaconEventRowKeyMigration } from './modules/analytics/analytics.migration.js';
 import { exportsMigration } from './modules/export/export.migration.js';
 import { productsMigration } from './modules/products/products.migration.js';
+import { imageComplianceMigration } from './modules/products/image-compliance.migration.js';
 import { stepCostsMigration } from './modules/quotes/quotes.migration.js';
 import { uploadsMigration, uploadsPrivateMigration, uploadsUsedByMigration } from './modules/uploads/uploads.migration.js';
 import { webhooksMigration } from './modules/webhooks/webhooks.migration.js';
@@ -23,4 +24,5 @@ export const MODULE_MIGRATIONS: MigrationSet = (dialect) => ({
   '0008_step_costs': stepCostsMigration,
   '0009_beacon_event_row_key': beaconEventRowKeyMigration(dialect),
   '0010_workers': workersMigration,
+  '0012_image_compliance': imageComplianceMigration,
 });
