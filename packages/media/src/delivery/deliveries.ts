@@ -33,7 +33,8 @@ export interface DeliveryResult {
 
 export interface DeliveryOptions {
   budgets: DeliveryBudgets;
-  render: ViewRenderer;
+  /** Null when no browser is available: nothing lighter can be checked, so a delivery over its budget is the master's. */
+  render: ViewRenderer | null;
   ssimFloor?: number;
   views?: number;
   size?: number;
@@ -66,10 +67,13 @@ export async function makeDeliveries(master: Buffer, opts: DeliveryOptions): Pro
   const size = opts.size ?? FIDELITY_SIZE;
   const measured = await measureMaster(master);
   let masterViews: Pixels[] | null = null;
-  const fidelity = async (glb: Buffer): Promise<number> => {
-    masterViews ??= await decodeViews(await opts.render(master, views, size));
-    return viewsSsim(masterViews, await decodeViews(await opts.render(glb, views, size)));
-  };
+  const render = opts.render;
+  const fidelity = render
+    ? async (glb: Buffer): Promise<number> => {
+        masterViews ??= await decodeViews(await render(master, views, size));
+        return viewsSsim(masterViews, await decodeViews(await render(glb, views, size)));
+      }
+    : null;
 
   // The USDZ written straight from the master: the pass-through and the last resort for Quick Look.
   const plainUsdz = async (): Promise<Built> => {
@@ -91,7 +95,9 @@ export async function makeDeliveries(master: Buffer, opts: DeliveryOptions): Pro
         code: 'over_budget',
         delivery: name,
         bytes: file.bytes,
-        message: `The ${name} delivery is ${file.bytes} bytes, ${file.triangles} triangles and ${file.maxTexturePx} px textures: over its budget, the smallest file that keeps SSIM ≥ ${floor}`,
+        message: fidelity
+          ? `The ${name} delivery is ${file.bytes} bytes (${file.triangles} triangles, ${file.maxTexturePx} px textures), over its budget: the smallest file that keeps SSIM ≥ ${floor}.`
+          : `The ${name} delivery is ${file.bytes} bytes, over its budget: without a renderer (Chromium) no lighter file could be checked.`,
       });
     }
   }
@@ -101,7 +107,7 @@ export async function makeDeliveries(master: Buffer, opts: DeliveryOptions): Pro
 interface Context {
   master: Buffer;
   measured: { triangles: number; maxTexturePx: number };
-  fidelity: (glb: Buffer) => Promise<number>;
+  fidelity: ((glb: Buffer) => Promise<number>) | null;
   floor: number;
   plainUsdz: () => Promise<Built>;
   asMaster: () => Built;
@@ -125,6 +131,9 @@ async function deliver(kind: 'glb' | 'usdz', budget: DeliveryBudget, ctx: Contex
     if (fits(plain, budget)) return file(plain, 1, budget, false);
   }
 
+  const fallback = async () => file(kind === 'glb' ? ctx.asMaster() : await ctx.plainUsdz(), 1, budget, kind === 'glb');
+  const fidelity = ctx.fidelity;
+  if (!fidelity) return fallback();
   const build = async (s: Squeeze): Promise<Built> => ({ ...s, ...(await buildCandidate(ctx.master, kind, s)) });
   const start: Squeeze = {
     ratio: budget.maxTriangles !== null && triangles > budget.maxTriangles ? budget.maxTriangles / triangles : 1,
@@ -144,15 +153,15 @@ async function deliver(kind: 'glb' | 'usdz', budget: DeliveryBudget, ctx: Contex
 
   // From the smallest attempt back toward the master, the first that keeps the floor is delivered.
   for (let i = tried.length - 1; i >= 0; i--) {
-    const ssim = await ctx.fidelity(tried[i].preview);
+    const ssim = await fidelity(tried[i].preview);
     if (ssim >= ctx.floor) return file(tried[i], ssim, budget, false);
   }
   let s: Squeeze = start;
   while (s.ratio < 1 || s.texturePx < maxTexturePx) {
     s = { ratio: Math.min(1, s.ratio * BACK_OFF), texturePx: Math.min(maxTexturePx, s.texturePx * 2) };
     const b = await build(s);
-    const ssim = await ctx.fidelity(b.preview);
+    const ssim = await fidelity(b.preview);
     if (ssim >= ctx.floor) return file(b, ssim, budget, false);
   }
-  return file(kind === 'glb' ? ctx.asMaster() : await ctx.plainUsdz(), 1, budget, kind === 'glb');
+  return fallback();
 }
