@@ -21,7 +21,7 @@ async function texture(size, seed, kind = 'color') {
         continue;
       }
       const field = Math.sin(u * 6.28 * (2 + seed)) * Math.cos(v * 6.28 * 3) * 0.5 + 0.5;
-      const fine = Math.sin((u * 3 + v) * 6.28 * 60) * 0.5 + 0.5;
+      const fine = Math.sin((u * 3 + v) * 6.28 * 16) * 0.5 + 0.5;
       const grain = ((x * 73856093) ^ (y * 19349663) ^ seed) & 15;
       raw[i] = Math.min(255, Math.round(70 + 140 * field + 10 * fine + grain));
       raw[i + 1] = Math.min(255, Math.round(50 + 100 * (1 - field) + 30 * fine + grain));

@@ -54,3 +54,17 @@ describe('ssim', () => {
     expect(ssimRgba(new Uint8Array(W * H * 4), new Uint8Array(W * H * 4), W, H)).toBe(1);
   });
 });
+
+describe('downsample (before SSIM on renders)', () => {
+  it('averages blocks by alpha, so transparent pixels do not darken an edge', async () => {
+    const { downsample } = await import('./delivery-fidelity.js');
+    const data = new Uint8Array(4 * 4 * 4);
+    // Top-left 2×2 block: two opaque red pixels and two transparent black ones.
+    data.set([255, 0, 0, 255], 0);
+    data.set([255, 0, 0, 255], 4);
+    const out = downsample({ data, width: 4, height: 4 }, 2);
+    expect(out.width).toBe(2);
+    expect([...out.data.subarray(0, 4)]).toEqual([255, 0, 0, 128]);
+    expect([...out.data.subarray(4, 8)]).toEqual([0, 0, 0, 0]);
+  });
+});
