@@ -2,7 +2,8 @@ import type { Product, ModelDelivery } from '../api/types';
 import { Table } from './table';
 
 const size = (bytes: number) => (bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1e3))} KB` : `${(bytes / 1e6).toFixed(1)} MB`);
-const fidelity = (ssim: number | null) => (ssim === null ? 'unchecked' : ssim >= 1 ? 'the master itself' : `SSIM ${ssim.toFixed(3)}`);
+const fidelity = (ssim: number | null, usdz: boolean) =>
+  ssim === null ? 'unchecked' : ssim >= 1 ? (usdz ? 'written from the master unchanged' : 'the master itself') : `SSIM ${ssim.toFixed(3)}`;
 
 const ROWS: { key: keyof ModelDelivery; label: string; use: string }[] = [
   { key: 'web', label: 'Web', use: 'desktops' },
@@ -41,7 +42,7 @@ export function DeliveryPanel({ product: p }: { product: Product }) {
               <td className="num">{size(f.bytes)}</td>
               <td className="num">{glb ? glb.triangles.toLocaleString() : '—'}</td>
               <td className="num">{glb ? (glb.max_texture_px ? `${glb.max_texture_px} px` : 'none') : '—'}</td>
-              <td>{fidelity(f.ssim)}</td>
+              <td>{fidelity(f.ssim, key === 'usdz')}</td>
             </tr>
           );
         })}
