@@ -44,6 +44,7 @@ async function lumpySphere(doc, buffer, { rings, segments, bands, textureSize, r
     const rows = Math.min(rings, r0 + per) - r0 + 1;
     const cols = segments + 1;
     const pos = new Float32Array(rows * cols * 3);
+    const nor = new Float32Array(rows * cols * 3);
     const uv = new Float32Array(rows * cols * 2);
     for (let r = 0; r < rows; r++) {
       const theta = (Math.PI * (r0 + r)) / rings;
@@ -53,6 +54,8 @@ async function lumpySphere(doc, buffer, { rings, segments, bands, textureSize, r
         const bump = 1 + 0.05 * Math.sin(5 * theta) * Math.sin(3 * phi) + 0.002 * Math.sin(r * 1.7 + c * 2.3);
         const k = r * cols + c;
         pos.set([radius * bump * Math.sin(theta) * Math.cos(phi), radius * bump * Math.cos(theta) + radius, radius * bump * Math.sin(theta) * Math.sin(phi)], k * 3);
+        // Scans ship smooth normals; the sphere's own are close enough to the lumps' to light them evenly.
+        nor.set([Math.sin(theta) * Math.cos(phi), Math.cos(theta), Math.sin(theta) * Math.sin(phi)], k * 3);
         uv.set([c / segments, r / (rows - 1)], k * 2);
       }
     }
@@ -67,6 +70,7 @@ async function lumpySphere(doc, buffer, { rings, segments, bands, textureSize, r
       .setBaseColorTexture(doc.createTexture(`albedo_${band}`).setImage(await texture(textureSize, band)).setMimeType('image/jpeg'));
     mesh.addPrimitive(doc.createPrimitive()
       .setAttribute('POSITION', accessor(doc, buffer, 'VEC3', pos))
+      .setAttribute('NORMAL', accessor(doc, buffer, 'VEC3', nor))
       .setAttribute('TEXCOORD_0', accessor(doc, buffer, 'VEC2', uv))
       .setIndices(accessor(doc, buffer, 'SCALAR', idx))
       .setMaterial(material));
