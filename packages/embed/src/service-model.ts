@@ -2,6 +2,7 @@ import { ArTracker, type ArMode } from './features/ar.js';
 import { beaconQueue, watchView, type BeaconQueue } from './features/beacons.js';
 import { loadProduct, resolveApiBase, type EmbedProduct, type FailureReason } from './features/loading.js';
 import { DesktopAr } from './features/qr.js';
+import { modelSource } from './features/sources.js';
 import { SHADOW_HTML } from './shadow.js';
 
 export type ServiceModelState = 'empty' | 'loading' | 'ready' | 'error';
@@ -35,6 +36,8 @@ interface Shown {
   productId: string;
   product: EmbedProduct;
   beacons: BeaconQueue;
+  /** The delivery chosen for this device when it was shown. */
+  src?: string;
 }
 
 interface Ui {
@@ -234,8 +237,9 @@ export class ServiceModelElement extends HTMLElement {
     set('camera-orbit', settings.camera_orbit);
     set('environment-image', settings.environment);
     viewer.toggleAttribute('auto-rotate', settings.auto_rotate);
-    const unchanged = viewer.src === product.model_url && (viewer as { loaded?: boolean }).loaded;
-    set('src', product.model_url);
+    const src = (shown.src = modelSource(product));
+    const unchanged = viewer.src === src && (viewer as { loaded?: boolean }).loaded;
+    set('src', src);
     this.setState('loading');
     // The same model already on screen sends no new `load`.
     if (unchanged) this.onModelLoad();
@@ -245,7 +249,7 @@ export class ServiceModelElement extends HTMLElement {
 
   private onModelLoad() {
     const shown = this.current;
-    if (!shown || this.ui!.viewer.src !== shown.product.model_url) return;
+    if (!shown || this.ui!.viewer.src !== shown.src) return;
     this.setState('ready');
     this.ui!.desktopAr.update(!!(this.ui!.viewer as { canActivateAR?: boolean }).canActivateAR);
     this.emit('service-model:load', { productId: shown.productId, product: shown.product });
@@ -262,7 +266,7 @@ export class ServiceModelElement extends HTMLElement {
     const detail = (event as CustomEvent<{ type?: string; sourceError?: unknown }>).detail;
     // model-viewer also reports WebXR trouble as `error`; only a failed model load is fatal here.
     if (!this.current || (detail?.type && detail.type !== 'loadfailure')) return;
-    const url = this.current.product.model_url;
+    const url = this.current.src ?? this.current.product.model_url;
     // The browser hides a CORS refusal behind a generic error, and it is the usual cause here.
     this.fail(this.current.productId, 'model', null, `The model at ${url} could not be loaded (${String(detail?.sourceError ?? 'unknown error')}). Check that it is served with CORS headers for this page's origin.`);
   }

@@ -3,3 +3,4 @@ export { boxDocument, glbBytes, gltfFiles, testIO } from './gltf/model-fixtures.
 export { productScene, circle, roundedRect, prng } from './image/image-fixtures.test-support.js';
 export { hostileModels } from './gltf/hostile-models.test-support.js';
 export { renderSyntheticCapture } from './generate/posed-fixtures.test-support.js';
+export { scanDocument, paintedTexture } from './delivery/delivery-fixtures.test-support.js';

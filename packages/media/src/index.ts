@@ -50,6 +50,21 @@ export {
 export { modelWarnings, UNUSUAL_SIZE, type ModelWarning } from './gltf/model-stats.js';
 export { meshCodecIO, type MeshCompression } from './gltf/model-compression.js';
 
+// Deliveries: web, mobile and USDZ files made from the master within budgets, checked by rendered SSIM.
+export { makeDeliveries, type DeliveryFile, type DeliveryOptions, type DeliveryResult, type DeliveryWarning } from './delivery/deliveries.js';
+export {
+  DEFAULT_DELIVERY_BUDGETS,
+  DELIVERY_NAMES,
+  resolveBudgets,
+  withinBudget,
+  type DeliveryBudget,
+  type DeliveryBudgetOverrides,
+  type DeliveryBudgets,
+  type DeliveryName,
+} from './delivery/delivery-budgets.js';
+export { coldViewRenderer, SSIM_FLOOR, FIDELITY_VIEWS, type ViewRenderer } from './delivery/delivery-fidelity.js';
+export { ssimGray, ssimRgba } from './delivery/ssim.js';
+
 // 3D generation.
 export type { Generator, GeneratorView, GenerateHints, GenerateResult, ProgressFn } from './generate/generator.js';
 export { createBuiltinGenerator } from './generate/builtin-generator.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, accessSync, constants as fsConstants } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
-import type { ModelCaps } from '@plinth/media';
+import { DEFAULT_DELIVERY_BUDGETS, DELIVERY_NAMES, type DeliveryBudgets, type ModelCaps } from '@plinth/media';
 
 /**
  * The one reader of the environment. Everything else receives a frozen Config.
@@ -113,6 +113,8 @@ export interface Config {
   media: { memoryMb: number; timeoutS: number; stackKb: number; children: number };
   /** input caps for models, checked before anything big is allocated (model_too_complex) */
   modelLimits: ModelCaps;
+  /** the budgets of a model's web, mobile and USDZ deliveries (PLINTH_DELIVERY_*), before a model's own overrides */
+  delivery: DeliveryBudgets;
 }
 
 
@@ -224,8 +226,25 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxTexturePixels: int(env, 'PLINTH_MODEL_MAX_TEXTURE_PIXELS', 256_000_000, 1),
       maxBufferBytes: int(env, 'PLINTH_MODEL_MAX_BUFFER_BYTES', 200 * 1024 * 1024, 1),
     },
+    delivery: deliveryBudgets(env),
   };
   return deepFreeze(config);
+}
+
+/** PLINTH_DELIVERY_<WEB|MOBILE|USDZ>_<MAX_BYTES|MAX_TRIANGLES|MAX_TEXTURE_PX>; the USDZ has no triangle budget by default. */
+function deliveryBudgets(env: Env): DeliveryBudgets {
+  const out = {} as DeliveryBudgets;
+  for (const name of DELIVERY_NAMES) {
+    const d = DEFAULT_DELIVERY_BUDGETS[name];
+    const prefix = `PLINTH_DELIVERY_${name.toUpperCase()}_`;
+    const triangles = env[`${prefix}MAX_TRIANGLES`];
+    out[name] = {
+      maxBytes: int(env, `${prefix}MAX_BYTES`, d.maxBytes, 1),
+      maxTriangles: triangles === undefined || triangles === '' ? d.maxTriangles : int(env, `${prefix}MAX_TRIANGLES`, 0, 1),
+      maxTexturePx: int(env, `${prefix}MAX_TEXTURE_PX`, d.maxTexturePx, 1),
+    };
+  }
+  return out;
 }
 
 /** PLINTH_PRICING is a JSON object overriding entries of the default table, e.g. {"modelGeneration": 30}. */

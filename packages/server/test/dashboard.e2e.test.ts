@@ -244,6 +244,11 @@ describe.skipIf(!ready)('the dashboard in Chromium', { timeout: 300_000 }, () =>
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByRole('button', { name: 'Unpublish' }).waitFor();
     expect((await api('GET', `/v1/products/${modelProductId}`)).status).toBe('published');
+    // The files the model is served as: web, mobile and USDZ, with their sizes and fidelity.
+    const delivery = page.getByRole('region', { name: 'Delivery' });
+    await delivery.getByRole('table', { name: 'Delivered files' }).waitFor();
+    expect(await delivery.getByRole('row').count()).toBe(4);
+    await delivery.getByRole('link', { name: 'Download the master' }).waitFor();
     await page.getByRole('button', { name: 'Copy snippet' }).click();
     await page.getByRole('status').getByText('Copied').waitFor();
     const copied = await page.evaluate(() => navigator.clipboard.readText());

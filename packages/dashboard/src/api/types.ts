@@ -74,13 +74,33 @@ export interface ModelQuality {
 
 /** Something about the model a reviewer should check; the model is usable either way. */
 export interface ModelWarning {
-  code: 'unusual_size' | (string & {});
+  code: 'unusual_size' | 'over_budget' | (string & {});
   message: string;
+  /** over_budget only */
+  delivery?: 'web' | 'mobile' | 'usdz';
+  bytes?: number;
+}
+
+export interface GlbDelivery {
+  url: string;
+  bytes: number;
+  triangles: number;
+  max_texture_px: number;
+  ssim: number | null;
+}
+
+export interface ModelDelivery {
+  web: GlbDelivery;
+  mobile: GlbDelivery;
+  usdz: { url: string; bytes: number; ssim: number | null };
 }
 
 export interface ProductModel {
   url: string | null;
+  /** secret keys and sessions only */
+  master_url?: string | null;
   usdz_url: string | null;
+  delivery?: ModelDelivery | null;
   decision: ReviewStatus;
   dimensions: { width: number; height: number; depth: number } | null;
   triangles: number | null;

@@ -6,6 +6,7 @@ import { useSession } from '../api/session';
 import { IN_FLIGHT, type ModelWarning, type Product, type Quote } from '../api/types';
 import { CopyButton } from '../components/copy-button';
 import { useTitle } from '../components/use-title';
+import { DeliveryPanel } from '../components/delivery-panel';
 import { ModelViewer } from '../components/model-viewer';
 import { Badge, ErrorBox, Loading, Progress } from '../components/states';
 import { Review } from './product-review';
@@ -67,6 +68,7 @@ function ProductView({ product: p }: { product: Product }) {
       )}
       <Review product={p} />
       <ModelSection product={p} />
+      <DeliveryPanel product={p} />
       <Snippet product={p} />
     </>
   );
@@ -112,14 +114,14 @@ function PublishButton({ product: p }: { product: Product }) {
 }
 
 /** What each warning asks the reviewer to do; the server's message says what it measured. */
-const WARNING_TITLES: Record<string, string> = { unusual_size: 'Check the size' };
+const WARNING_TITLES: Record<string, string> = { unusual_size: 'Check the size', over_budget: 'Over its budget' };
 
 function ModelWarnings({ warnings }: { warnings: ModelWarning[] }) {
   if (!warnings.length) return null;
   return (
     <div className="note model-warnings" role="note" aria-label="Model warnings">
       {warnings.map((w) => (
-        <p key={w.code}>
+        <p key={`${w.code}-${w.delivery ?? ''}`}>
           <strong>{WARNING_TITLES[w.code] ?? 'Check the model'}.</strong> {w.message}
           {w.code === 'unusual_size' && (
             <>

@@ -13,6 +13,8 @@ export interface EmbedProduct {
   title: string | null;
   model_url: string;
   usdz_url: string | null;
+  /** The deliveries (absent from a server older than them): `mobile` for phones and slow or data-saving connections. */
+  sources?: { web: string; mobile: string; usdz: string | null };
   poster_url: string | null;
   dimensions: { width: number; height: number; depth: number } | null;
   viewer: ViewerSettings;

@@ -2,6 +2,8 @@ import { MediaError } from '../errors.js';
 import type { FinishedImage, FinishInput } from '../finish/finish.js';
 import type { GenerateHints, GenerateResult, GeneratorView } from '../generate/generator.js';
 import type { ProcessedModel, ProcessModelOptions, RescaleTarget } from '../gltf/model-pipeline.js';
+import type { DeliveryResult } from '../delivery/deliveries.js';
+import type { DeliveryBudgets } from '../delivery/delivery-budgets.js';
 import type { ProcessedImage, ProcessImageOptions } from '../image/image-pipeline.js';
 import type { PageProduct } from '../page/page-extract.js';
 import type { RenderOptions } from '../render/renders.js';
@@ -28,6 +30,8 @@ export interface MediaOps {
   'page.extract': { input: { html: string; pageUrl: string }; output: PageProduct };
   'model.process_buffer': { input: { data: Buffer; baseUrl: string | null; options?: ProcessModelOptions }; output: ProcessedModel };
   'model.rescale': { input: { glb: Buffer; scale: RescaleTarget }; output: ProcessedModel };
+  /** Web, mobile and USDZ deliveries of a master GLB; chromiumPath null skips the renders (only pass-through). */
+  'model.deliver': { input: { master: Buffer; budgets: DeliveryBudgets; chromiumPath: string | null; timeoutMs?: number }; output: DeliveryResult };
   'generate.builtin': { input: { views: GeneratorView[]; hints: GenerateHints }; output: GenerateResult };
   'render.turntable': { input: { glb: Buffer; options: RenderOptions }; output: Buffer[] };
   'finish.image': { input: FinishInput; output: FinishedImage };
@@ -59,6 +63,11 @@ export const MEDIA_OPS: Handlers = {
   'model.process_buffer': async ({ data, baseUrl, options }, host) =>
     (await import('../gltf/model-pipeline.js')).processModelBuffer(data, baseUrl, (u) => host.fetchBytes(u), options),
   'model.rescale': async ({ glb, scale }) => (await import('../gltf/model-pipeline.js')).rescaleModel(glb, scale),
+  'model.deliver': async ({ master, budgets, chromiumPath, timeoutMs }) => {
+    const [{ makeDeliveries }, { coldViewRenderer }] = await Promise.all([import('../delivery/deliveries.js'), import('../delivery/delivery-fidelity.js')]);
+    // A copy of its own: bytes arriving over IPC may start at an offset a GLB's 32-bit header cannot be read at.
+    return makeDeliveries(Buffer.from(new Uint8Array(master).buffer), { budgets, render: chromiumPath ? coldViewRenderer(chromiumPath, timeoutMs) : null });
+  },
   'generate.builtin': async ({ views, hints }, host) =>
     (await import('../generate/builtin-generator.js')).createBuiltinGenerator().generate(views, hints, (p, step) => host.progress(p, step)),
   'render.turntable': async ({ glb, options }) => (await import('../render/renders.js')).renderTurntable(glb, options),

@@ -84,6 +84,25 @@ export interface Cutout {
   confidence: number;
 }
 
+/** This model's own budgets, laid over the installation's; the model is re-optimised from its master in a job. */
+export interface DeliveryBudgets {
+  web?: {
+    max_bytes?: number;
+    max_triangles?: number;
+    max_texture_px?: number;
+  };
+  mobile?: {
+    max_bytes?: number;
+    max_triangles?: number;
+    max_texture_px?: number;
+  };
+  usdz?: {
+    max_bytes?: number;
+    max_triangles?: number;
+    max_texture_px?: number;
+  };
+}
+
 /** The product's real size in metres; the model is scaled so the given side matches (height first). */
 export interface DimensionsInput {
   height?: number;
@@ -97,6 +116,8 @@ export interface EmbedProduct {
   title: string | null;
   model_url: string;
   usdz_url: string | null;
+  /** The deliveries: `mobile` for narrow (≤ 768 CSS px), data-saving, 2g/3g or low-memory (≤ 4 GB) devices, else `web`; `usdz` for Quick Look. */
+  sources: EmbedSources;
   poster_url: string | null;
   /** metres */
   dimensions: {
@@ -106,6 +127,13 @@ export interface EmbedProduct {
   } | null;
   /** model-viewer settings saved with PATCH /v1/products/{id}/model, defaults filled in. */
   viewer: EmbedViewer;
+}
+
+/** The deliveries: `mobile` for narrow (≤ 768 CSS px), data-saving, 2g/3g or low-memory (≤ 4 GB) devices, else `web`; `usdz` for Quick Look. */
+export interface EmbedSources {
+  web: string;
+  mobile: string;
+  usdz: string | null;
 }
 
 /** model-viewer settings saved with PATCH /v1/products/{id}/model, defaults filled in. */
@@ -128,6 +156,15 @@ export interface ErrorEnvelope {
     } | null;
     request_id: string;
   };
+}
+
+export interface GlbDelivery {
+  url: string;
+  bytes: number;
+  triangles: number;
+  /** The longest side of its largest texture; 0 without textures. */
+  max_texture_px: number;
+  ssim: number | null;
 }
 
 export interface Health {
@@ -241,8 +278,13 @@ export interface Member {
 }
 
 export interface Model {
+  /** The web delivery. */
   url: string | null;
+  /** The master GLB every delivery is made from; secret keys and sessions only (a publishable key gets 404 for it). */
+  master_url: string | null;
   usdz_url: string | null;
+  delivery: ModelDelivery | null;
+  delivery_budgets: DeliveryBudgets | null;
   decision: "pending" | "accepted" | "rejected";
   dimensions: {
     width: number;
@@ -258,6 +300,13 @@ export interface Model {
   quality: ModelQuality | null;
   /** What a reviewer should look at; never a reason the model was refused. Recomputed when the model is rescaled or replaced. */
   warnings: Array<ModelWarning>;
+}
+
+/** The files made from the master, each within its budget (see docs/delivery.md). */
+export interface ModelDelivery {
+  web: GlbDelivery;
+  mobile: GlbDelivery;
+  usdz: UsdzDelivery;
 }
 
 /** How the model was made and how well it agrees with its photos. */
@@ -286,10 +335,14 @@ export interface ModelQuality {
 }
 
 export interface ModelWarning {
-  /** unusual_size: the largest side is over 10 m or under 1 cm, which usually means the file is not in metres */
-  code: "unusual_size";
+  /** unusual_size: the largest side is over 10 m or under 1 cm, which usually means the file is not in metres; over_budget: a delivery could not meet its budget and keep SSIM ≥ 0.95, so the smallest file that keeps it is delivered (see `delivery` and `bytes`) */
+  code: "unusual_size" | "over_budget";
   /** What to check, in words for the person reviewing the product. */
   message: string;
+  /** over_budget only: the delivery over its budget */
+  delivery?: "web" | "mobile" | "usdz";
+  /** over_budget only: that delivery's size */
+  bytes?: number;
 }
 
 export interface Product {
@@ -415,6 +468,12 @@ export interface Usage {
     ar_enter: number;
     ar_session_ended: number;
   }>;
+}
+
+export interface UsdzDelivery {
+  url: string;
+  bytes: number;
+  ssim: number | null;
 }
 
 export interface ViewerSettings {
@@ -1164,9 +1223,11 @@ export interface Operations {
     };
   };
   /**
-   * Update the model (viewer settings, or replace it by a new model_url)
+   * Update the model (viewer settings, delivery budgets, or replace it by a new model_url)
    *
-   * Update the model (viewer settings, or replace it by a new model_url).
+   * `delivery_budgets` sets this model's own budgets and re-optimises its deliveries from the master in a job; the current files stay served until then.
+   *
+   * `delivery_budgets` needs a ready model (else 409 `model_not_ready`) and cannot come with `model_url` (422); the deliveries are made again from the master in a job, and a rescale re-optimises too.
    */
   "PATCH /v1/products/{id}/model": {
     path: {
@@ -1177,6 +1238,8 @@ export interface Operations {
       settings?: ViewerSettings;
       /** Format: uri. */
       model_url?: string;
+      /** This model's own budgets, laid over the installation's; the model is re-optimised from its master in a job. */
+      delivery_budgets?: DeliveryBudgets;
     };
     responses: {
       200: Product;

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.js';
 import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { productJson } from '../products/products.json.js';
-import { ProductSchema } from '../products/products.schemas.js';
+import { DeliveryBudgetsSchema, ProductSchema } from '../products/products.schemas.js';
 import { rescale, updateImage, updateModel } from './assets.service.js';
 import { ImageSettingsSchema, ViewerSettingsSchema } from './settings.schemas.js';
 
@@ -39,10 +39,15 @@ export const assetsRoutes =
         config: write,
         schema: {
           tags,
-          summary: 'Update the model (viewer settings, or replace it by a new model_url)',
+          summary: 'Update the model (viewer settings, delivery budgets, or replace it by a new model_url)',
+          description: '`delivery_budgets` sets this model\'s own budgets and re-optimises its deliveries from the master in a job; the current files stay served until then.',
           params: Type.Object({ id: Id }),
           body: Type.Object(
-            { settings: Type.Optional(ViewerSettingsSchema), model_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })) },
+            {
+              settings: Type.Optional(ViewerSettingsSchema),
+              model_url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048 })),
+              delivery_budgets: Type.Optional(DeliveryBudgetsSchema),
+            },
             { additionalProperties: false, minProperties: 1 },
           ),
           response: { 200: ProductSchema, ...ErrorResponses },

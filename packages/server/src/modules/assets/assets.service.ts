@@ -5,11 +5,13 @@ import { inTransaction } from '../../platform/db/index.js';
 import { BlobNotFoundError } from '../../platform/storage/types.js';
 import type { Principal } from '../auth/principal.js';
 import { modelReplacementQueued, productChanged } from '../products/products.lifecycle.js';
-import { servedQuality } from '../products/products.json.js';
+import { budgetsFromJson, servedQuality, type BudgetsJson } from '../products/products.json.js';
 import { findProduct, updateImageRow } from '../products/products.repo.js';
 import type { ProductRecord, StoredModel, ViewerSettings } from '../products/products.types.js';
 import { storeModel, storedModel } from '../ingest/ingest-model.js';
 import { ingestModelJob } from '../ingest/ingest.jobs.js';
+import { deleteModelFiles } from '../ingest/model-delivery.js';
+import { masterKeyOf, redeliverModelJob } from '../ingest/model-redeliver.js';
 import { mergeSettings, settingsProblem, type ImageSettingsInput } from './settings.schemas.js';
 
 export async function updateImage(
@@ -50,7 +52,7 @@ export async function updateModel(
   deps: Deps,
   principal: Principal,
   productId: string,
-  body: { settings?: ViewerSettings; model_url?: string },
+  body: { settings?: ViewerSettings; model_url?: string; delivery_budgets?: BudgetsJson },
 ): Promise<ProductRecord> {
   if (body.model_url) {
     try {
@@ -67,6 +69,13 @@ export async function updateModel(
     if (body.settings) {
       if (!product.model) throw new AppError('conflict', 'The product has no model yet.', { reason: 'no_model' });
       model = { ...product.model, settings: { ...product.model.settings, ...body.settings } };
+    }
+    if (body.delivery_budgets) {
+      if (!product.model || product.modelStatus !== 'ready') throw new AppError('conflict', 'The product has no ready model to optimise.', { reason: 'model_not_ready' });
+      if (body.model_url) throw validationFailed([{ path: 'body.delivery_budgets', message: 'send delivery_budgets apart from model_url: a replacement keeps the budgets the model has' }]);
+      // The budgets apply at once to the record; the files follow when the job has made them from the master.
+      model = { ...(model ?? product.model), deliveryBudgets: budgetsFromJson(body.delivery_budgets) };
+      await deps.jobs.enqueue(trx, redeliverModelJob, { product_id: productId, master_key: masterKeyOf(product.model) });
     }
     if (body.model_url) {
       if (product.modelStatus === 'queued' || product.modelStatus === 'generating') {
@@ -102,12 +111,14 @@ export async function rescale(
   if (!product) throw notFound('product');
   if (product.modelStatus !== 'ready' || !product.model) throw new AppError('conflict', 'The product has no ready model to rescale.', { reason: 'model_not_ready' });
   const previous = product.model;
-  const glb = await deps.storage.getBuffer(previous.glbKey).catch((err) => {
+  // Scaled from the master, never from a delivery, so nothing simplified is simplified again.
+  const glb = await deps.storage.getBuffer(masterKeyOf(previous)).catch((err) => {
     if (err instanceof BlobNotFoundError) throw new AppError('conflict', 'The model file is missing from storage; replace the model.', { reason: 'model_file_missing' });
     throw err;
   });
   const result = await deps.media.run('model.rescale', { glb, scale: body.scale ?? (body.dimensions as { width?: number; height?: number; depth?: number }) });
-  const keys = await storeModel(deps, product, result);
+  // The rescaled master is optimised again, with the model's own budgets.
+  const keys = await storeModel(deps, product, result, previous.deliveryBudgets);
   const at = deps.clock.now().toISOString();
   const updated = await inTransaction(deps.database.db, async (trx) => {
     const current = await findProduct(trx, productId, [product.orgId]);
@@ -123,6 +134,6 @@ export async function rescale(
     await effect?.(trx, rescaled);
     return rescaled;
   });
-  await Promise.allSettled([deps.storage.delete(previous.glbKey), previous.usdzKey ? deps.storage.delete(previous.usdzKey) : Promise.resolve()]);
+  await deleteModelFiles(deps, previous);
   return updated;
 }

@@ -23,6 +23,8 @@ describe('GET /embed/products/{id}', () => {
       title: 'Lamp',
       model_url: expect.stringMatching(/\.glb$/),
       usdz_url: expect.stringMatching(/\.usdz$/),
+      // A model stored before deliveries existed serves its one GLB to every device.
+      sources: { web: body.model_url, mobile: body.model_url, usdz: body.usdz_url },
       poster_url: expect.stringMatching(/thumb\.webp$/),
       dimensions: { width: 0.3, height: 0.2, depth: 0.1 },
       viewer: { exposure: 1, shadow_intensity: 1, camera_orbit: null, environment: 'neutral', auto_rotate: false },

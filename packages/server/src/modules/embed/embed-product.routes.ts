@@ -26,6 +26,10 @@ export const EmbedProductSchema = Type.Object(
     title: Nullable(Type.String()),
     model_url: Type.String(),
     usdz_url: Nullable(Type.String()),
+    sources: Type.Object(
+      { web: Type.String(), mobile: Type.String(), usdz: Nullable(Type.String()) },
+      { title: 'EmbedSources', description: 'The deliveries: `mobile` for narrow (≤ 768 CSS px), data-saving, 2g/3g or low-memory (≤ 4 GB) devices, else `web`; `usdz` for Quick Look.' },
+    ),
     poster_url: Nullable(Type.String()),
     dimensions: Type.Union([Type.Object({ width: Num, height: Num, depth: Num }), Type.Null()], { description: 'metres' }),
     viewer: EmbedViewerSchema,

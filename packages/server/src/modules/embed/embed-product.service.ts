@@ -15,6 +15,12 @@ export function embedJson(p: ProductRecord, storage: Deps['storage']) {
     title: p.title,
     model_url: modelUrl(p, storage)!,
     usdz_url: m.usdzKey ? storage.publicUrl(m.usdzKey) : null,
+    // The element picks mobile on narrow, data-saving, slow or low-memory devices; models stored before deliveries have one file.
+    sources: {
+      web: modelUrl(p, storage)!,
+      mobile: m.delivery ? storage.publicUrl(m.delivery.mobile.key) : modelUrl(p, storage)!,
+      usdz: m.usdzKey ? storage.publicUrl(m.usdzKey) : null,
+    },
     poster_url: p.thumbnailKey ? storage.publicUrl(p.thumbnailKey) : null,
     dimensions: m.dimensions,
     viewer: {

@@ -35,7 +35,8 @@ export const filesRoutes =
       return send(reply, file);
     });
 
-    app.get('/v1/files/*', { config: { auth: { scope: 'products:read' } }, schema: { hide: true } }, async (request, reply) => {
+    // A publishable key is let through only to be told 404: a model's master URL must not even show it exists to a page.
+    app.get('/v1/files/*', { config: { auth: { scope: 'products:read', publishable: true } }, schema: { hide: true } }, async (request, reply) => {
       const file = await openOwnFile(deps, request.principal, keyOf(request.params));
       reply.header('Cache-Control', 'private, no-store');
       return send(reply, file);

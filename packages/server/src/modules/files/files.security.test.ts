@@ -16,6 +16,8 @@ authMatrix('files', [
   {
     name: 'GET /v1/files/{key}',
     scope: 'products:read',
+    // A publishable key is let through to a 404: private files (uploads, originals, masters) do not exist for it.
+    publishable: true,
     setup: async (t, key) => ({ file: pathOf((await uploadPng(t, key)).url) }),
     request: (ctx) => ({ method: 'GET', url: ctx.ids.file }),
     otherOrg: (ctx) => ({ method: 'GET', url: ctx.idsB.file }),
@@ -28,6 +30,16 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(async () => t?.close());
+
+describe('/v1/files/ and a publishable key', () => {
+  it('is a 404 for a file of its own organization, from an allowed origin', async () => {
+    const file = pathOf((await uploadPng(t, t.org.secret_key)).url);
+    expect((await t.app.inject({ method: 'GET', url: file, headers: bearer(t.org.secret_key) })).statusCode).toBe(200);
+    const res = await t.app.inject({ method: 'GET', url: file, headers: { ...bearer(t.org.publishable_key), origin: 'https://shop.example' } });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.code).toBe('not_found');
+  });
+});
 
 describe('/files/ serves browser assets only', () => {
   it('a product image: thumbnail and mask are public, the original is private to the organization', async () => {

@@ -33,6 +33,8 @@ export async function openPublicFile(deps: Deps, key: string): Promise<OpenedFil
  */
 export async function openOwnFile(deps: Deps, principal: Principal, key: string): Promise<OpenedFile> {
   const orgId = orgOfKey(key);
+  // Private files (uploads, originals, model masters) are for secret keys and sessions only.
+  if (principal.kind === 'publishable_key') throw notFound('file');
   if (!orgId || !principal.orgIds.includes(orgId)) throw notFound('file');
   return open(deps, key);
 }

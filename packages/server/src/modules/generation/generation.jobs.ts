@@ -129,7 +129,7 @@ async function generate(deps: Deps, generator: Generator, product: ProductRecord
   });
   await step(92, 'storing_model');
   const model = await deps.media.run('model.process_buffer', { data: result.glb, baseUrl: null, options: { caps: deps.config.modelLimits } }, { fetchBytes: refuseExternal });
-  const keys = await storeModel(deps, product, model);
+  const keys = await storeModel(deps, product, model, product.model?.deliveryBudgets);
   const ready = await inTransaction(deps.database.db, async (trx) => {
     const current = await loadProduct(trx, product.id);
     if (current?.modelStatus !== 'generating') return false;
@@ -143,7 +143,8 @@ async function generate(deps: Deps, generator: Generator, product: ProductRecord
 async function render(deps: Deps, product: ProductRecord) {
   if (!product.model) throw new InputRejected('no_model', 'The product has no model to render.');
   await reportProgress(deps, product.id, 5, 'rendering');
-  const glb = await deps.storage.getBuffer(product.model.glbKey);
+  // Renders are finished images: drawn from the master, not from a lighter delivery.
+  const glb = await deps.storage.getBuffer(product.model.masterKey ?? product.model.glbKey);
   const chromiumPath = await requireTool(deps.config.tools, 'chromium');
   const pngs = await deps.media.run('render.turntable', { glb, options: { chromiumPath, views: deps.config.renders.views, size: deps.config.renders.size } });
   await reportProgress(deps, product.id, 70, 'processing_renders');

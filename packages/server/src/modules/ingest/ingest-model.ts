@@ -1,35 +1,45 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
-import { browserAssetKey } from '../../platform/storage/names.js';
 import { isModelInFlight, modelReady, reportProgress } from '../products/products.lifecycle.js';
 import { loadProduct } from '../products/products.repo.js';
 import type { ProductRecord, StoredModel } from '../products/products.types.js';
 import type { ProcessedModel } from '@plinth/media';
 import { isUploadRef, readUploadRef } from '../uploads/index.js';
 import { InputRejected } from './input-rejected.js';
+import { deleteModelFiles, deliverModel, type DeliveredFiles } from './model-delivery.js';
 import { renderPoster } from './model-poster.js';
 
-/** Stores a processed model's GLB and USDZ under new random names; earlier versions stay until replaced. */
-export async function storeModel(deps: Deps, product: ProductRecord, model: ProcessedModel) {
-  const glbKey = browserAssetKey(product, '.glb');
-  const usdzKey = browserAssetKey(product, '.usdz');
-  await deps.storage.put(glbKey, model.glb, { contentType: 'model/gltf-binary' });
-  await deps.storage.put(usdzKey, model.usdz, { contentType: 'model/vnd.usdz+zip' });
-  return { glbKey, usdzKey };
+/** What a stored model version's files are: the web GLB (`glbKey`), the USDZ, the master and the deliveries. */
+export interface StoredModelFiles extends DeliveredFiles {
+  glbKey: string;
+  usdzKey: string;
 }
 
-export function storedModel(keys: { glbKey: string; usdzKey: string }, model: ProcessedModel, previous: StoredModel | null, origin: StoredModel['origin']): StoredModel {
+/**
+ * Keeps the processed model's GLB as the master and stores its deliveries, all under new random names;
+ * earlier versions stay until replaced. `overrides` are the model's own delivery budgets.
+ */
+export async function storeModel(deps: Deps, product: ProductRecord, model: ProcessedModel, overrides?: StoredModel['deliveryBudgets']): Promise<StoredModelFiles> {
+  const files = await deliverModel(deps, product, model.glb, overrides);
+  return { ...files, glbKey: files.delivery.web.key, usdzKey: files.delivery.usdz.key };
+}
+
+export function storedModel(files: StoredModelFiles, model: ProcessedModel, previous: StoredModel | null, origin: StoredModel['origin']): StoredModel {
   return {
-    glbKey: keys.glbKey,
-    usdzKey: keys.usdzKey,
+    glbKey: files.glbKey,
+    usdzKey: files.usdzKey,
+    masterKey: files.masterKey,
+    delivery: files.delivery,
+    deliveryBudgets: previous?.deliveryBudgets ?? null,
     decision: previous?.decision ?? 'pending',
     dimensions: model.dimensions,
-    triangles: model.triangles,
-    bytes: model.bytes,
+    // What `url` serves: the web delivery.
+    triangles: files.delivery.web.triangles,
+    bytes: files.delivery.web.bytes,
     settings: previous?.settings ?? {},
     origin,
     // Recomputed from each new version's size, so a rescale to a sensible size clears them.
-    warnings: model.warnings,
+    warnings: [...model.warnings, ...files.warnings],
   };
 }
 
@@ -64,7 +74,7 @@ export async function ingestModel(deps: Deps, product: ProductRecord, job: Model
   const data = await fetchBytes(job.model_url);
   const model = await deps.media.run('model.process_buffer', { data, baseUrl: job.model_url, options: { caps: deps.config.modelLimits } }, { fetchBytes });
   await reportProgress(deps, product.id, 80, 'storing_model');
-  const keys = await storeModel(deps, product, model);
+  const keys = await storeModel(deps, product, model, product.model?.deliveryBudgets);
   // A first import of a product without photos gets one render as its poster, at no charge.
   const poster = job.replaces === null && !product.thumbnailKey ? await renderPoster(deps, product, model.glb) : null;
   const applied = await inTransaction(deps.database.db, async (trx) => {
@@ -74,6 +84,6 @@ export async function ingestModel(deps: Deps, product: ProductRecord, job: Model
   });
   if (poster && !applied) await deps.storage.delete(poster).catch(() => undefined);
   // Whichever model nothing points at any more loses its files: the replaced one, or this one if unwanted.
-  const orphan = applied ? (job.replaces === null ? null : { glbKey: job.replaces, usdzKey: product.model?.usdzKey ?? null }) : keys;
-  if (orphan) await Promise.allSettled([deps.storage.delete(orphan.glbKey), orphan.usdzKey ? deps.storage.delete(orphan.usdzKey) : Promise.resolve()]);
+  const orphan = applied ? (job.replaces !== null && product.model?.glbKey === job.replaces ? product.model : null) : keys;
+  if (orphan) await deleteModelFiles(deps, orphan);
 }

@@ -16,6 +16,7 @@ import type { ImageOrigin, ProblemInfo, ProductRecord } from '../products/produc
 import { failedImage, insertImageRows, storeImageFiles, type StoredImage } from './ingest.store.js';
 import { InputRejected } from './input-rejected.js';
 import { importStillWanted, ingestModel } from './ingest-model.js';
+import { redeliverModelJob } from './model-redeliver.js';
 
 /** What every ingestion job carries: the product, and the credits its model order paid (refunded on failure). */
 const IngestPayload = Type.Object({
@@ -211,4 +212,5 @@ export const ingestModelJob = defineJob({
 export function registerIngestJobs(deps: Deps) {
   for (const job of [ingestImagesJob, ingestPageJob, ingestVideoJob]) deps.jobs.register(job, deps);
   deps.jobs.register(ingestModelJob, deps);
+  deps.jobs.register(redeliverModelJob, deps);
 }

@@ -1,7 +1,8 @@
 import { modelWarnings } from '@plinth/media';
 import { isBrowserAssetKey } from '../../platform/storage/names.js';
 import type { BlobStore } from '../../platform/storage/types.js';
-import type { ImageRecord, ModelQualityRecord, ProductRecord, StoredModel } from './products.types.js';
+import type { DeliveryBudgetOverrides } from '@plinth/media';
+import type { ImageRecord, ModelQualityRecord, ProductRecord, StoredDelivery, StoredModel } from './products.types.js';
 
 /** Asset URLs are built at read time, so a PUBLIC_URL change never leaves stale URLs in the database. */
 export function imageJson(i: ImageRecord, storage: BlobStore) {
@@ -69,6 +70,42 @@ export function modelUrl(p: ProductRecord, storage: BlobStore): string | null {
   return p.model && p.modelStatus === 'ready' ? storage.publicUrl(p.model.glbKey) : null;
 }
 
+export function deliveryJson(d: StoredDelivery, storage: BlobStore) {
+  const glb = (g: StoredDelivery['web']) => ({ url: storage.publicUrl(g.key), bytes: g.bytes, triangles: g.triangles, max_texture_px: g.maxTexturePx, ssim: g.ssim });
+  return { web: glb(d.web), mobile: glb(d.mobile), usdz: { url: storage.publicUrl(d.usdz.key), bytes: d.usdz.bytes, ssim: d.usdz.ssim } };
+}
+
+export interface BudgetJson {
+  max_bytes?: number;
+  max_triangles?: number;
+  max_texture_px?: number;
+}
+export type BudgetsJson = Partial<Record<'web' | 'mobile' | 'usdz', BudgetJson>>;
+
+export function budgetsJson(o: DeliveryBudgetOverrides): BudgetsJson {
+  const out: BudgetsJson = {};
+  for (const [name, b] of Object.entries(o) as [keyof BudgetsJson, NonNullable<DeliveryBudgetOverrides['web']>][]) {
+    out[name] = {
+      ...(b.maxBytes !== undefined && { max_bytes: b.maxBytes }),
+      ...(b.maxTriangles != null && { max_triangles: b.maxTriangles }),
+      ...(b.maxTexturePx !== undefined && { max_texture_px: b.maxTexturePx }),
+    };
+  }
+  return out;
+}
+
+export function budgetsFromJson(j: BudgetsJson): DeliveryBudgetOverrides {
+  const out: DeliveryBudgetOverrides = {};
+  for (const [name, b] of Object.entries(j) as [keyof BudgetsJson, BudgetJson][]) {
+    out[name] = {
+      ...(b.max_bytes !== undefined && { maxBytes: b.max_bytes }),
+      ...(b.max_triangles !== undefined && { maxTriangles: b.max_triangles }),
+      ...(b.max_texture_px !== undefined && { maxTexturePx: b.max_texture_px }),
+    };
+  }
+  return out;
+}
+
 export function productJson(p: ProductRecord, storage: BlobStore) {
   const m = p.model;
   return {
@@ -87,7 +124,11 @@ export function productJson(p: ProductRecord, storage: BlobStore) {
     model: m
       ? {
           url: modelUrl(p, storage),
+          // Only secret keys and sessions ever see this record (a publishable key gets the public projection).
+          master_url: m.masterKey && p.modelStatus === 'ready' ? storage.privateUrl(m.masterKey) : null,
           usdz_url: m.usdzKey && p.modelStatus === 'ready' ? storage.publicUrl(m.usdzKey) : null,
+          delivery: m.delivery && p.modelStatus === 'ready' ? deliveryJson(m.delivery, storage) : null,
+          delivery_budgets: m.deliveryBudgets ? budgetsJson(m.deliveryBudgets) : null,
           decision: m.decision,
           dimensions: m.dimensions,
           triangles: m.triangles,

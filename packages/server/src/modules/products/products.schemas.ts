@@ -117,18 +117,58 @@ export const ModelQualitySchema = Type.Object(
 
 export const ModelWarningSchema = Type.Object(
   {
-    code: Type.Union([Type.Literal('unusual_size')], {
-      description: 'unusual_size: the largest side is over 10 m or under 1 cm, which usually means the file is not in metres',
+    code: Type.Union([Type.Literal('unusual_size'), Type.Literal('over_budget')], {
+      description:
+        'unusual_size: the largest side is over 10 m or under 1 cm, which usually means the file is not in metres; over_budget: a delivery could not meet its budget and keep SSIM ≥ 0.95, so the smallest file that keeps it is delivered (see `delivery` and `bytes`)',
     }),
     message: Type.String({ description: 'What to check, in words for the person reviewing the product.' }),
+    delivery: Type.Optional(Type.Union([Type.Literal('web'), Type.Literal('mobile'), Type.Literal('usdz')], { description: 'over_budget only: the delivery over its budget' })),
+    bytes: Type.Optional(Type.Integer({ description: "over_budget only: that delivery's size" })),
   },
   { title: 'ModelWarning' },
 );
 
+const GlbDeliverySchema = Type.Object(
+  {
+    url: Str,
+    bytes: Type.Integer(),
+    triangles: Type.Integer(),
+    max_texture_px: Type.Integer({ description: 'The longest side of its largest texture; 0 without textures.' }),
+    ssim: Nullable(Type.Number({ description: 'Lowest structural similarity to the master over 8 rendered views (1 when it is the master); null when no renderer checked it.' })),
+  },
+  { title: 'GlbDelivery' },
+);
+
+export const ModelDeliverySchema = Type.Object(
+  {
+    web: GlbDeliverySchema,
+    mobile: GlbDeliverySchema,
+    usdz: Type.Object({ url: Str, bytes: Type.Integer(), ssim: Nullable(Type.Number()) }, { title: 'UsdzDelivery' }),
+  },
+  { title: 'ModelDelivery', description: 'The files made from the master, each within its budget (see docs/delivery.md).' },
+);
+
+const BudgetSchema = Type.Object(
+  {
+    max_bytes: Type.Optional(Type.Integer({ minimum: 10_000, maximum: 1_000_000_000 })),
+    max_triangles: Type.Optional(Type.Integer({ minimum: 100, maximum: 10_000_000 })),
+    max_texture_px: Type.Optional(Type.Integer({ minimum: 64, maximum: 16_384 })),
+  },
+  { additionalProperties: false },
+);
+
+export const DeliveryBudgetsSchema = Type.Object(
+  { web: Type.Optional(BudgetSchema), mobile: Type.Optional(BudgetSchema), usdz: Type.Optional(BudgetSchema) },
+  { additionalProperties: false, minProperties: 1, title: 'DeliveryBudgets', description: "This model's own budgets, laid over the installation's; the model is re-optimised from its master in a job." },
+);
+
 export const ModelSchema = Type.Object(
   {
-    url: Nullable(Str),
+    url: Type.Union([Str, Type.Null()], { description: 'The web delivery.' }),
+    master_url: Type.Union([Str, Type.Null()], { description: 'The master GLB every delivery is made from; secret keys and sessions only (a publishable key gets 404 for it).' }),
     usdz_url: Nullable(Str),
+    delivery: Nullable(ModelDeliverySchema),
+    delivery_budgets: Nullable(DeliveryBudgetsSchema),
     decision: ReviewStatusSchema,
     dimensions: Nullable(Dimensions),
     triangles: Nullable(Type.Integer()),

@@ -1,4 +1,4 @@
-import type { Compliance } from '@plinth/media';
+import type { Compliance, DeliveryBudgetOverrides } from '@plinth/media';
 export type ProductStatus = 'draft' | 'published' | 'archived';
 export type ModelStatus = 'none' | 'queued' | 'generating' | 'ready' | 'failed';
 export type ReviewStatus = 'pending' | 'accepted' | 'rejected';
@@ -31,12 +31,36 @@ export interface StoredModel {
   quality?: ModelQualityRecord | null;
   /** what a reviewer should look at, from the media engine's measurements; absent on models stored before it existed */
   warnings?: ModelWarningRecord[];
+  /** the normalised GLB every delivery is made from (a private key); absent on models stored before deliveries existed */
+  masterKey?: string | null;
+  /** the files made from the master; `glbKey` is the web one and `usdzKey` the USDZ one */
+  delivery?: StoredDelivery | null;
+  /** this model's own budgets, laid over the installation's (PATCH /v1/products/{id}/model {delivery_budgets}) */
+  deliveryBudgets?: DeliveryBudgetOverrides | null;
 }
 
-/** model.warnings[] as served: `unusual_size` when the largest side suggests wrong units. */
+export interface StoredGlbDelivery {
+  key: string;
+  bytes: number;
+  triangles: number;
+  maxTexturePx: number;
+  /** null when no renderer checked it (the master itself was delivered) */
+  ssim: number | null;
+}
+
+export interface StoredDelivery {
+  web: StoredGlbDelivery;
+  mobile: StoredGlbDelivery;
+  usdz: { key: string; bytes: number; ssim: number | null };
+}
+
+/** model.warnings[] as served: `unusual_size` when the largest side suggests wrong units, `over_budget` per delivery that could not meet its budget. */
 export interface ModelWarningRecord {
-  code: 'unusual_size';
+  code: 'unusual_size' | 'over_budget';
   message: string;
+  /** over_budget only: which delivery, and its size */
+  delivery?: 'web' | 'mobile' | 'usdz';
+  bytes?: number;
 }
 
 /** model.quality as served (snake_case, like the JSON). */

@@ -91,8 +91,9 @@ describe('uploads are private to their organization', () => {
     const image = (await upload(a.secret_key, await png())).json();
     const up = await upload(a.publishable_key, await png(), 'image/png', { origin: 'https://shop.example' });
     expect(up.statusCode).toBe(403);
+    // Private files are for secret keys and sessions: to a publishable key they do not exist.
     const read = await t.app.inject({ method: 'GET', url: pathOf(image.url), headers: { ...bearer(a.publishable_key), origin: 'https://shop.example' } });
-    expect(read.statusCode).toBe(403);
+    expect(read.statusCode).toBe(404);
     const anon = await t.app.inject({ method: 'GET', url: pathOf(image.url) });
     expect(anon.statusCode).toBe(401);
     expect((await t.app.inject({ method: 'POST', url: '/v1/uploads', headers: { 'content-type': 'image/png' }, payload: await png() })).statusCode).toBe(401);

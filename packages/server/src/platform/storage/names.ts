@@ -44,8 +44,8 @@ export function browserAssetKey(product: { orgId: string; id: string }, suffix: 
   return `${productFilesPrefix(product)}pub/${randomName()}${suffix}`;
 }
 
-/** A key `/files/` never serves: an original kept for processing, read back only by its organization. */
-export function privateProductKey(product: { orgId: string; id: string }, folder: 'originals', suffix: string): string {
+/** A key `/files/` never serves: an original kept for processing or a model's master, read back only by its organization. */
+export function privateProductKey(product: { orgId: string; id: string }, folder: 'originals' | 'masters', suffix: string): string {
   checkSuffix(suffix);
   return `${productFilesPrefix(product)}${folder}/${randomName()}${suffix}`;
 }

@@ -1,0 +1,51 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.js';
+import { inTransaction } from '../../platform/db/index.js';
+import { defineJob } from '../../platform/jobs/define.js';
+import { productChanged } from '../products/products.lifecycle.js';
+import { loadProduct } from '../products/products.repo.js';
+import type { StoredModel } from '../products/products.types.js';
+import { deleteModelFiles, deliverModel } from './model-delivery.js';
+
+/** The key the master of a stored model is read from: models stored before deliveries existed have only their GLB. */
+export const masterKeyOf = (m: Pick<StoredModel, 'masterKey' | 'glbKey'>) => m.masterKey ?? m.glbKey;
+
+const stillTheModel = (m: StoredModel | null | undefined, masterKey: string) => Boolean(m && masterKeyOf(m) === masterKey);
+
+/**
+ * Makes a model's deliveries again from its master, with the budgets its record holds now (PATCH
+ * …/model {delivery_budgets}). The old deliveries keep being served until the new ones are recorded.
+ */
+export const redeliverModelJob = defineJob({
+  name: 'model.redeliver',
+  payload: Type.Object({ product_id: Type.String(), master_key: Type.String({ minLength: 1 }) }),
+  retryLimit: 1,
+  handle: async (deps: Deps, data) => {
+    const product = await loadProduct(deps.database.db, data.product_id);
+    if (!product || product.modelStatus !== 'ready' || !stillTheModel(product.model, data.master_key)) return;
+    const master = await deps.storage.getBuffer(data.master_key);
+    // A model stored before deliveries existed gets its master copied to a private key; a kept master is reused.
+    const files = await deliverModel(deps, product, master, product.model!.deliveryBudgets, product.model!.masterKey ?? null);
+    const fresh = { glbKey: files.delivery.web.key, usdzKey: files.delivery.usdz.key, delivery: files.delivery, masterKey: product.model!.masterKey ? null : files.masterKey };
+    let previous: StoredModel | null = null;
+    await inTransaction(deps.database.db, async (trx) => {
+      const current = await loadProduct(trx, product.id);
+      if (!current?.model || current.modelStatus !== 'ready' || !stillTheModel(current.model, data.master_key)) return;
+      previous = current.model;
+      const model: StoredModel = {
+        ...current.model,
+        glbKey: fresh.glbKey,
+        usdzKey: fresh.usdzKey,
+        masterKey: files.masterKey,
+        delivery: files.delivery,
+        triangles: files.delivery.web.triangles,
+        bytes: files.delivery.web.bytes,
+        warnings: [...(current.model.warnings ?? []).filter((w) => w.code !== 'over_budget'), ...files.warnings],
+      };
+      await productChanged(deps, trx, product.id, { model }, deps.clock.now().toISOString());
+    });
+    // The files nothing points at any more: the old deliveries once replaced, or these if the model changed meanwhile.
+    if (previous) await deleteModelFiles(deps, { ...(previous as StoredModel), masterKey: null });
+    else await deleteModelFiles(deps, fresh);
+  },
+});
