@@ -258,8 +258,7 @@ export interface ImageSettings {
   background?: string;
   /** default soft */
   shadow?: "none" | "soft" | "hard" | "contact";
-  /** fraction of the canvas kept empty on each side; default 0.08 */
-  padding?: number;
+  padding?: number | null;
   /** default png when transparent, else the preset's, else jpeg */
   format?: "jpeg" | "png" | "webp";
   preset?: "amazon_main" | "google_shopping" | "ebay" | "shopify" | "square_1080" | null;
