@@ -1,5 +1,6 @@
 import { idempotencyPrincipalMigration } from './http/idempotency.migration.js';
-import { analyticsMigration, beaconEventRowKeyMigration } from './modules/analytics/analytics.migration.js';
+import { analyticsMigration, beaconEventRowKeyMigration, engagementMigration, usageSegmentsMigration } from './modules/analytics/analytics.migration.js';
+import { experimentsMigration } from './modules/experiments/experiments.migration.js';
 import { exportsMigration } from './modules/export/export.migration.js';
 import { productsMigration } from './modules/products/products.migration.js';
 import { stepCostsMigration } from './modules/quotes/quotes.migration.js';
@@ -21,4 +22,5 @@ export const MODULE_MIGRATIONS: MigrationSet = (dialect) => ({
   '0007_uploads_used_by': uploadsUsedByMigration,
   '0008_step_costs': stepCostsMigration,
   '0009_beacon_event_row_key': beaconEventRowKeyMigration(dialect),
+  '0013_engagement_experiments': together(engagementMigration(), usageSegmentsMigration(dialect), experimentsMigration),
 });
