@@ -19,6 +19,7 @@ import './styles.css';
 
 // Charts are the largest dependency; only the usage page needs them.
 const UsagePage = lazy(() => import('./pages/usage').then((m) => ({ default: m.UsagePage })));
+const ExperimentsPage = lazy(() => import('./pages/experiments').then((m) => ({ default: m.ExperimentsPage })));
 
 const client = new QueryClient({
   defaultOptions: {
@@ -47,6 +48,7 @@ function Authenticated() {
           <Route path="/products/:id" element={<ProductPage />} />
           <Route path="/exports" element={<ExportsPage />} />
           <Route path="/usage" element={<Suspense fallback={<Loading label="Loading usage…" />}><UsagePage /></Suspense>} />
+          <Route path="/experiments" element={<Suspense fallback={<Loading label="Loading experiments…" />}><ExperimentsPage /></Suspense>} />
           <Route path="/webhooks" element={<WebhooksPage />} />
           <Route path="/keys" element={<KeysPage />} />
           <Route path="/projects" element={<ProjectsPage />} />

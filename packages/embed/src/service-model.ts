@@ -1,5 +1,6 @@
 import { ArTracker, type ArMode } from './features/ar.js';
-import { beaconQueue, watchView, type BeaconQueue } from './features/beacons.js';
+import { beaconQueue, viewerId, watchView, type BeaconExtra, type BeaconQueue, type ConversionName } from './features/beacons.js';
+import { armFor, type Arm } from './features/experiment.js';
 import { loadProduct, resolveApiBase, type EmbedProduct, type FailureReason } from './features/loading.js';
 import { DesktopAr } from './features/qr.js';
 import { modelSource } from './features/sources.js';
@@ -10,7 +11,7 @@ export type ServiceModelErrorReason = FailureReason | 'model';
 
 export interface ServiceModelEventMap {
   /** the model is on screen */
-  'service-model:load': CustomEvent<{ productId: string; product: EmbedProduct }>;
+  'service-model:load': CustomEvent<{ productId: string; product: EmbedProduct; experiment: { id: string; arm: Arm } | null }>;
   'service-model:error': CustomEvent<{ productId: string | null; reason: ServiceModelErrorReason; status: number | null; message: string }>;
   'service-model:ar-start': CustomEvent<{ productId: string; mode: ArMode }>;
   'service-model:ar-end': CustomEvent<{ productId: string; mode: ArMode; durationMs: number; inferred: boolean }>;
@@ -38,11 +39,18 @@ interface Shown {
   beacons: BeaconQueue;
   /** The delivery chosen for this device when it was shown. */
   src?: string;
+  /** experiment_id and arm, carried by every event while an experiment runs */
+  tag: BeaconExtra;
+  arm: Arm | null;
+  interacted?: boolean;
 }
+
+const CONVERSIONS: readonly string[] = ['add_to_cart', 'purchase', 'lead'];
 
 interface Ui {
   frame: HTMLElement;
   viewer: HTMLElement & { src?: string | null };
+  poster: HTMLImageElement;
   status: HTMLElement;
   spinner: HTMLElement;
   message: HTMLElement;
@@ -102,6 +110,38 @@ export class ServiceModelElement extends HTMLElement {
   /** The public projection once loaded. */
   get product(): EmbedProduct | null {
     return this.current?.product ?? null;
+  }
+
+  /** This browser's anonymous id (kept in the shop's localStorage): send it with a conversion from the shop's server. */
+  get viewerId(): string {
+    return viewerId();
+  }
+  /** The experiment arm this viewer sees, or null when no experiment runs on the product. */
+  get arm(): Arm | null {
+    return this.current?.arm ?? null;
+  }
+
+  /**
+   * Records a conversion of this product, such as `track('add_to_cart', {value: 49, currency: 'EUR'})`, sent at once
+   * with the viewer id and experiment arm. An invalid call is explained in the console and sends nothing, since the
+   * API would refuse the whole batch it travels in.
+   */
+  track(name: ConversionName, options: { value?: number; currency?: string } = {}): void {
+    this.safely(() => {
+      const { value, currency } = options ?? {};
+      const productId = this.current?.productId ?? this.productId?.trim();
+      const key = this.publishableKey?.trim();
+      const apiBase = resolveApiBase(this.apiBase, SCRIPT_URL);
+      let problem = !CONVERSIONS.includes(name) ? `"${name}" is not add_to_cart, purchase or lead` : '';
+      if (value !== undefined && !(Number.isFinite(value) && value >= 0)) problem = 'value must be a number ≥ 0';
+      if (currency !== undefined && !/^[A-Z]{3}$/.test(currency)) problem = 'currency must be an ISO 4217 code such as EUR';
+      if (!productId || !key || !apiBase) problem ||= 'product-id, publishable-key and api-base are needed';
+      if (problem) return console.warn(`[service-model] track(): ${problem}; nothing was sent.`);
+      const queue = this.current?.beacons ?? beaconQueue(apiBase!, key!);
+      queue.add('conversion', productId!, { name, ...(value !== undefined && { value }), ...(currency && { currency }), ...this.current?.tag });
+      // A purchase button usually leaves the page: send now rather than with the next batch.
+      queue.flush();
+    });
   }
 
   /** Fetches the product again (the retry button does the same). */
@@ -172,6 +212,7 @@ export class ServiceModelElement extends HTMLElement {
       desktopAr: new DesktopAr($('.qr-button'), $('.qr'), $('.qr .code'), () => location.href),
       frame: $('.frame'),
       viewer: $('model-viewer'),
+      poster: $('.poster'),
       status: $('.status'),
       spinner: $('.spinner'),
       message: $('.message'),
@@ -182,6 +223,7 @@ export class ServiceModelElement extends HTMLElement {
     ui.viewer.addEventListener('load', () => this.safely(() => this.onModelLoad()));
     ui.viewer.addEventListener('error', (event) => this.safely(() => this.onModelError(event)));
     ui.viewer.addEventListener('progress', (event) => this.safely(() => this.onProgress(event)));
+    ui.viewer.addEventListener('camera-change', (event) => this.safely(() => this.onCameraChange(event)));
     return ui;
   }
 
@@ -218,12 +260,34 @@ export class ServiceModelElement extends HTMLElement {
     const result = await loadProduct(apiBase, productId, key, abort.signal);
     if (generation !== this.generation) return;
     if (!result.ok) return this.fail(productId, result.reason, result.status, result.message);
-    this.show({ productId, product: result.product, beacons: beaconQueue(apiBase, key) });
+    const experiment = result.product.experiment;
+    const arm = experiment ? armFor(viewerId(), experiment) : null;
+    const tag: BeaconExtra = experiment ? { experiment_id: experiment.id, arm: arm! } : {};
+    this.show({ productId, product: result.product, beacons: beaconQueue(apiBase, key), tag, arm });
   }
 
   private show(shown: Shown) {
     const { product } = shown;
-    const viewer = this.ui!.viewer;
+    const ui = this.ui!;
+    const viewer = ui.viewer;
+    // A view counts what the shopper saw, poster included: it is watched from the moment something is shown.
+    const watch = () => (this.stopView = watchView(this, () => shown.beacons.add('view', shown.productId, shown.tag)));
+    if (shown.arm === 'poster') {
+      // The experiment's control: the product image alone. model-viewer leaves the page, with its canvas and AR button.
+      this.current = shown;
+      viewer.removeAttribute('src');
+      viewer.remove();
+      ui.poster.src = product.poster_url ?? '';
+      ui.poster.alt = product.title ?? 'The product';
+      ui.poster.hidden = false;
+      this.setState('ready');
+      ui.desktopAr.update(true);
+      watch();
+      return this.emit('service-model:load', { productId: shown.productId, product, experiment: { id: shown.tag.experiment_id!, arm: 'poster' } });
+    }
+    ui.poster.hidden = true;
+    ui.poster.removeAttribute('src');
+    if (!viewer.isConnected) ui.frame.prepend(viewer);
     const settings = product.viewer;
     const set = (name: string, value: string | number | null | undefined) =>
       value === null || value === undefined || value === '' ? viewer.removeAttribute(name) : viewer.setAttribute(name, String(value));
@@ -243,8 +307,15 @@ export class ServiceModelElement extends HTMLElement {
     this.setState('loading');
     // The same model already on screen sends no new `load`.
     if (unchanged) this.onModelLoad();
-    // A view counts what the shopper saw, poster included: it is watched from the moment something is shown.
-    this.stopView = watchView(this, () => shown.beacons.add('view', shown.productId));
+    watch();
+  }
+
+  /** `interaction`: the first rotate or zoom by the shopper after the product is shown, once. */
+  private onCameraChange(event: Event) {
+    const shown = this.current;
+    if (!shown || shown.interacted || (event as CustomEvent<{ source?: string }>).detail?.source !== 'user-interaction') return;
+    shown.interacted = true;
+    shown.beacons.add('interaction', shown.productId, shown.tag);
   }
 
   private onModelLoad() {
@@ -252,7 +323,7 @@ export class ServiceModelElement extends HTMLElement {
     if (!shown || this.ui!.viewer.src !== shown.src) return;
     this.setState('ready');
     this.ui!.desktopAr.update(!!(this.ui!.viewer as { canActivateAR?: boolean }).canActivateAR);
-    this.emit('service-model:load', { productId: shown.productId, product: shown.product });
+    this.emit('service-model:load', { productId: shown.productId, product: shown.product, experiment: shown.arm && { id: shown.tag.experiment_id!, arm: shown.arm } });
   }
 
   private onProgress(event: Event) {
@@ -274,7 +345,7 @@ export class ServiceModelElement extends HTMLElement {
   private onArStart(mode: ArMode) {
     const shown = this.current;
     if (!shown) return;
-    shown.beacons.add('ar_enter', shown.productId);
+    shown.beacons.add('ar_enter', shown.productId, shown.tag);
     this.emit('service-model:ar-start', { productId: shown.productId, mode });
   }
 
@@ -282,7 +353,7 @@ export class ServiceModelElement extends HTMLElement {
   private onArEnd(mode: ArMode, durationMs: number, inferred: boolean) {
     const shown = this.current;
     if (!shown) return;
-    shown.beacons.add('ar_session_ended', shown.productId, { duration_ms: durationMs });
+    shown.beacons.add('ar_session_ended', shown.productId, { duration_ms: durationMs, ...shown.tag });
     this.emit('service-model:ar-end', { productId: shown.productId, mode, durationMs, inferred });
   }
 

@@ -71,7 +71,8 @@ model-viewer {
   box-shadow: 0 1px 4px rgb(0 0 0 / 12%);
 }
 .ar-button svg { width: 18px; height: 18px; }
-.qr-button[hidden], .qr[hidden], .progress[hidden] { display: none; }
+.qr-button[hidden], .qr[hidden], .progress[hidden], .poster[hidden] { display: none; }
+.poster { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: contain; }
 .qr {
   position: absolute;
   right: 12px;
@@ -103,6 +104,7 @@ const AR_ICON =
 export const SHADOW_HTML =
   `<style>${STYLE}</style>` +
   '<div class="frame" part="frame">' +
+  '<img class="poster" part="poster" hidden>' +
   '<model-viewer part="viewer" ar ar-modes="webxr scene-viewer quick-look" camera-controls touch-action="pan-y" ' +
   'shadow-intensity="1" environment-image="neutral">' +
   `<button class="ar-button" part="ar-button" slot="ar-button" type="button">${AR_ICON}<span>View in your space</span></button>` +

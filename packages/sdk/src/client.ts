@@ -6,6 +6,8 @@ import { isRetryable, retryDelay, sleep } from './core/retries.js';
 import type { OperationKey } from './generated/openapi.js';
 import { ApiKeys } from './resources/api-keys.js';
 import { Beacon } from './resources/beacon.js';
+import { Conversions } from './resources/conversions.js';
+import { Experiments } from './resources/experiments.js';
 import { Health } from './resources/health.js';
 import { Products } from './resources/products.js';
 import { Projects } from './resources/projects.js';
@@ -51,6 +53,8 @@ export class Plinth {
   readonly uploads: Uploads;
   readonly usage: Usage;
   readonly beacon: Beacon;
+  readonly conversions: Conversions;
+  readonly experiments: Experiments;
   readonly webhooks: Webhooks;
   readonly apiKeys: ApiKeys;
   readonly projects: Projects;
@@ -69,6 +73,8 @@ export class Plinth {
     this.uploads = new Uploads(this);
     this.usage = new Usage(this);
     this.beacon = new Beacon(this);
+    this.conversions = new Conversions(this);
+    this.experiments = new Experiments(this);
     this.webhooks = new Webhooks(this);
     this.apiKeys = new ApiKeys(this);
     this.projects = new Projects(this);

@@ -2,7 +2,7 @@
  * Friendly names for the request and response types, all taken from the generated OpenAPI types,
  * so that a change in the API's schemas shows up here as a type error instead of a silent lie.
  */
-import type { Operations, OperationKey, Product } from './generated/openapi.js';
+import type { Experiment, ExperimentResults, Operations, OperationKey, Product } from './generated/openapi.js';
 import type { Success } from './core/request.js';
 
 export type {
@@ -10,6 +10,8 @@ export type {
   Compliance,
   CreatedApiKey,
   ErrorEnvelope,
+  Experiment,
+  ExperimentResults,
   Health as HealthReport,
   Image,
   ImageSettings,
@@ -61,6 +63,17 @@ export type UsageParams = Query<'GET /v1/usage'>;
 export type BeaconParams = Body<'POST /v1/beacon'>;
 export type BeaconEvent = BeaconParams['events'][number];
 export type BeaconReceipt = Success<'POST /v1/beacon'>;
+/** A conversion from the shop's server, for the shopper the element knows by `viewer_id` (`element.viewerId`). */
+export type ConversionParams = Body<'POST /v1/conversions'>;
+
+// Experiments
+export type ExperimentCreateParams = Body<'POST /v1/experiments'>;
+export type ExperimentListParams = Query<'GET /v1/experiments'>;
+export type ExperimentUpdateParams = Body<'PATCH /v1/experiments/{id}'>;
+export type ExperimentOrgParams = Query<'GET /v1/experiments/{id}'>;
+export type ExperimentDeleted = Success<'DELETE /v1/experiments/{id}'>;
+/** `data.object` of `experiment.completed`: the stopped experiment with its final results. */
+export type ExperimentCompletedObject = Experiment & { results: ExperimentResults };
 
 // Webhooks
 export type WebhookListParams = Query<'GET /v1/webhooks'>;
@@ -107,6 +120,7 @@ export interface WebhookEventObjects {
   'product.images.ready': Product;
   'product.deleted': DeletedProductObject;
   'export.ready': ExportReadyObject;
+  'experiment.completed': ExperimentCompletedObject;
   'webhook.test': WebhookTestObject;
 }
 

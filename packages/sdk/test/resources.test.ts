@@ -194,6 +194,28 @@ describe('every resource against a real server, answers checked against the Open
     expect(usage.by_product?.find((p) => p.product_id === id)).toMatchObject({ view: 2, ar_enter: 1 });
   });
 
+  it('runs an experiment: create, list, retrieve, rename, a server conversion, results, stop, delete', async () => {
+    const id = await seedProduct(api.t, org(), { status: 'published' });
+    const experiment = await client.experiments.create({ name: 'Does 3D sell?', product_ids: [id], arms: { '3d': 0.5, poster: 0.5 } });
+    check('POST /v1/experiments', 201, experiment);
+    expect(experiment.id).toMatch(/^expt_/);
+    const page = await client.experiments.list({ status: 'running' });
+    check('GET /v1/experiments', 200, page);
+    expect(page.data.map((e) => e.id)).toContain(experiment.id);
+    check('GET /v1/experiments/{id}', 200, await client.experiments.retrieve(experiment.id));
+    const renamed = await client.experiments.update(experiment.id, { name: 'Stools' });
+    check('PATCH /v1/experiments/{id}', 200, renamed);
+    expect(renamed.name).toBe('Stools');
+    const pk = api.client({ apiKey: api.t.org.publishable_key, fetch: recordingFetch(log), defaultHeaders: { Origin: 'https://shop.example' } });
+    await pk.beacon.send({ events: [{ type: 'view', product_id: id, viewer_id: 'v_sdk', experiment_id: experiment.id, arm: 'poster' }] });
+    check('POST /v1/conversions', 202, await client.conversions.create({ viewer_id: 'v_sdk', name: 'purchase', value: 30, currency: 'EUR', product_id: id }));
+    const results = await client.experiments.results(experiment.id);
+    check('GET /v1/experiments/{id}/results', 200, results);
+    expect(results.arms.find((a) => a.arm === 'poster')).toMatchObject({ viewers: 1, converters: 1, value: 30 });
+    check('POST /v1/experiments/{id}/stop', 200, await client.experiments.stop(experiment.id));
+    check('DELETE /v1/experiments/{id}', 200, await client.experiments.delete(experiment.id));
+  });
+
   it('exports a ZIP as a stream, or answers the queued export', async () => {
     const small = await seedProduct(api.t, org(), { customId: 'small' });
     await attachRealImages(api.t, small, 1);

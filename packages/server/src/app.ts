@@ -37,6 +37,7 @@ import { projectsRoutes } from './modules/projects/projects.routes.js';
 import { reviewRoutes } from './modules/review/review.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { experimentsRoutes } from './modules/experiments/experiments.routes.js';
 import { requestLogger, requestLoggerOf } from './logger.js';
 import { VERSION } from './version.js';
 
@@ -143,6 +144,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(uploadsRoutes(deps));
   const intake = new BeaconIntake(deps);
   await app.register(analyticsRoutes(deps, intake));
+  await app.register(experimentsRoutes(deps));
   await app.register(assetsRoutes(deps));
   await app.register(reviewRoutes(deps));
   await app.register(exportRoutes(deps));

@@ -191,13 +191,26 @@ export interface WebhookDelivery {
   attempts: { attempt: number; started_at: string; duration_ms: number | null; response_status: number | null; error: { code: string; message: string } | null }[];
 }
 
+/** One count per event type (docs/analytics.md). */
+export interface UsageCounts {
+  view: number;
+  ar_enter: number;
+  ar_session_ended: number;
+  interaction: number;
+  variant_change: number;
+  hotspot_open: number;
+  ar_cta_tap: number;
+  conversion: number;
+}
+
 export interface Usage {
   start: string;
   end: string;
   granularity: string;
-  buckets: { start: string; view: number; ar_enter: number; ar_session_ended: number }[];
-  totals: Record<string, number>;
-  by_product?: { product_id: string; title: string | null; view: number; ar_enter: number; ar_session_ended: number }[];
+  buckets: ({ start: string } & UsageCounts)[];
+  totals: Partial<UsageCounts>;
+  by_product?: ({ product_id: string; title: string | null } & UsageCounts)[];
+  by_device?: ({ device: 'desktop' | 'mobile' | 'tablet' } & UsageCounts)[];
 }
 
 export interface Member {
@@ -215,3 +228,30 @@ export interface Credits {
 
 export const IN_FLIGHT = (p: Pick<Product, 'model_status' | 'images_status'>) =>
   p.model_status === 'queued' || p.model_status === 'generating' || p.images_status === 'ingesting' || p.images_status === 'ordered';
+
+export interface Experiment {
+  id: string;
+  name: string;
+  status: 'running' | 'stopped';
+  arms: { '3d': number; poster: number };
+  product_ids: string[] | null;
+  created_at: string;
+  stopped_at: string | null;
+}
+
+export interface ExperimentResults {
+  experiment_id: string;
+  status: 'running' | 'stopped';
+  arms: {
+    arm: '3d' | 'poster';
+    weight: number;
+    viewers: number;
+    converters: number;
+    conversion_rate: number | null;
+    interval: { lower: number; upper: number } | null;
+    value: number;
+  }[];
+  lift: { estimate: number; lower: number; upper: number } | null;
+  p_value: number | null;
+  verdict: '3d_better' | 'poster_better' | null;
+}

@@ -6,6 +6,7 @@ const LINKS = [
   ['/products', 'Products'],
   ['/exports', 'Exports'],
   ['/usage', 'Usage'],
+  ['/experiments', 'Experiments'],
   ['/webhooks', 'Webhooks'],
   ['/keys', 'API keys'],
   ['/projects', 'Projects'],

@@ -26,6 +26,8 @@ export function UsagePage() {
   }, [days]);
   const query = { org_id: orgId, ...range, granularity: 'day', include_internal: internal, group_by: 'product' };
   const usage = useQuery({ queryKey: ['usage', query], queryFn: () => api<Usage>('/v1/usage', { query }) });
+  const deviceQuery = { ...query, group_by: 'device' };
+  const devices = useQuery({ queryKey: ['usage', deviceQuery], queryFn: () => api<Usage>('/v1/usage', { query: deviceQuery }) });
   const rows = usage.data?.buckets.map((b) => ({
     day: new Date(b.start).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' }),
     Views: b.view,
@@ -65,6 +67,11 @@ export function UsagePage() {
             <Stat label="Views" value={totals.view ?? 0} />
             <Stat label="AR sessions" value={totals.ar_enter ?? 0} />
             <Stat label="AR sessions ended" value={totals.ar_session_ended ?? 0} />
+            <Stat label="Interactions" value={totals.interaction ?? 0} />
+            <Stat label="Variant changes" value={totals.variant_change ?? 0} />
+            <Stat label="Hotspots opened" value={totals.hotspot_open ?? 0} />
+            <Stat label="AR call-to-action taps" value={totals.ar_cta_tap ?? 0} />
+            <Stat label="Conversions" value={totals.conversion ?? 0} />
           </div>
           <section className="card" aria-labelledby="by-day-h">
             <h2 id="by-day-h">Views and AR by day</h2>
@@ -89,19 +96,45 @@ export function UsagePage() {
               </div>
             )}
           </section>
+          <section className="card" aria-labelledby="device-h">
+            <h2 id="device-h">By device</h2>
+            {!devices.data?.by_device?.length ? (
+              <Empty title="No shop traffic by device yet" />
+            ) : (
+              <Table
+                caption="Usage by device"
+                columns={['Device', { label: 'Views', num: true }, { label: 'Interactions', num: true }, { label: 'AR sessions', num: true }, { label: 'Conversions', num: true }]}
+              >
+                {devices.data.by_device.map((d) => (
+                  <tr key={d.device}>
+                    <td>{d.device}</td>
+                    <td className="num">{d.view}</td>
+                    <td className="num">{d.interaction}</td>
+                    <td className="num">{d.ar_enter}</td>
+                    <td className="num">{d.conversion}</td>
+                  </tr>
+                ))}
+              </Table>
+            )}
+          </section>
           <section className="card" aria-labelledby="top-h">
             <h2 id="top-h">Top products</h2>
             {!usage.data.by_product?.length ? (
               <Empty title="No product views yet" />
             ) : (
-              <Table caption="Top products" columns={['Product', { label: 'Views', num: true }, { label: 'AR sessions', num: true }]}>
+              <Table
+                caption="Top products"
+                columns={['Product', { label: 'Views', num: true }, { label: 'Interactions', num: true }, { label: 'AR sessions', num: true }, { label: 'Conversions', num: true }]}
+              >
                     {usage.data.by_product.map((r) => (
                       <tr key={r.product_id}>
                         <td>
                           <Link to={`/products/${r.product_id}`}>{r.title || r.product_id}</Link>
                         </td>
                         <td className="num">{r.view}</td>
+                        <td className="num">{r.interaction}</td>
                         <td className="num">{r.ar_enter}</td>
+                        <td className="num">{r.conversion}</td>
                       </tr>
                     ))}
                   </Table>

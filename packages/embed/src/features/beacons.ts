@@ -1,12 +1,21 @@
-export type BeaconType = 'view' | 'ar_enter' | 'ar_session_ended';
+export type BeaconType = 'view' | 'ar_enter' | 'ar_session_ended' | 'interaction' | 'variant_change' | 'hotspot_open' | 'ar_cta_tap' | 'conversion';
+export type ConversionName = 'add_to_cart' | 'purchase' | 'lead';
 
-/** The body POST /v1/beacon accepts; it rejects unknown fields, so nothing else is sent. */
-export interface BeaconEvent {
+/** What an event may add to its type and product; POST /v1/beacon rejects unknown fields, so nothing else is sent. */
+export interface BeaconExtra {
+  duration_ms?: number;
+  name?: ConversionName;
+  value?: number;
+  currency?: string;
+  experiment_id?: string;
+  arm?: '3d' | 'poster';
+}
+
+export interface BeaconEvent extends BeaconExtra {
   type: BeaconType;
   product_id: string;
   occurred_at: string;
   viewer_id: string;
-  duration_ms?: number;
 }
 
 /** Small batches: a page with a few elements sends one request, and a keepalive body stays far below 64 kB. */
@@ -24,15 +33,17 @@ function randomId(): string {
 }
 
 /**
- * An anonymous id for this tab's session. Storage can be blocked (sandboxed frames, privacy modes),
- * and then the id lives as long as the page does: counts stay right, only sessions are shorter.
+ * An anonymous, random id for this browser, kept in the shop's own localStorage (the page's origin): never a
+ * cookie, and never anything of Plinth's origin, so it follows the shopper only across this shop's pages and
+ * an experiment shows them the same arm on every visit. Storage can be blocked (sandboxed frames, privacy
+ * modes), and then the id lives as long as the page does.
  */
 export function viewerId(): string {
   try {
-    let id = sessionStorage.getItem(VIEWER_KEY);
+    let id = localStorage.getItem(VIEWER_KEY);
     if (!id) {
       id = `v_${randomId()}`;
-      sessionStorage.setItem(VIEWER_KEY, id);
+      localStorage.setItem(VIEWER_KEY, id);
     }
     return id;
   } catch {
@@ -53,7 +64,7 @@ class BeaconQueue {
     private readonly key: string,
   ) {}
 
-  add(type: BeaconType, productId: string, extra: { duration_ms?: number } = {}): void {
+  add(type: BeaconType, productId: string, extra: BeaconExtra = {}): void {
     this.pending.push({ type, product_id: productId, occurred_at: new Date().toISOString(), viewer_id: viewerId(), ...extra });
     if (this.pending.length >= MAX_BATCH) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), BATCH_DELAY_MS);

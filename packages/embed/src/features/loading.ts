@@ -1,3 +1,5 @@
+import type { Experiment } from './experiment.js';
+
 /** model-viewer settings saved with the product's model, defaults filled in by the API. */
 export interface ViewerSettings {
   exposure: number;
@@ -18,6 +20,8 @@ export interface EmbedProduct {
   poster_url: string | null;
   dimensions: { width: number; height: number; depth: number } | null;
   viewer: ViewerSettings;
+  /** the running experiment covering this product; absent from servers before it existed */
+  experiment?: Experiment | null;
 }
 
 export type FailureReason = 'origin' | 'not_found' | 'key' | 'unauthorized' | 'rate_limited' | 'network' | 'server' | 'config';

@@ -127,6 +127,14 @@ export interface EmbedProduct {
   } | null;
   /** model-viewer settings saved with PATCH /v1/products/{id}/model, defaults filled in. */
   viewer: EmbedViewer;
+  /** The running experiment covering this product: the element shows each viewer the arm a stable hash of its viewer id and this id picks. */
+  experiment: {
+    id: string;
+    arms: {
+      "3d": number;
+      poster: number;
+    };
+  } | null;
 }
 
 /** The deliveries: `mobile` for narrow (≤ 768 CSS px), data-saving, 2g/3g or low-memory (≤ 4 GB) devices, else `web`; `usdz` for Quick Look. */
@@ -156,6 +164,60 @@ export interface ErrorEnvelope {
     } | null;
     request_id: string;
   };
+}
+
+export interface Experiment {
+  object: "experiment";
+  /** `expt_…` */
+  id: string;
+  org_id: string;
+  name: string;
+  status: "running" | "stopped";
+  /** Share of viewers per arm; they add up to 1. */
+  arms: {
+    "3d": number;
+    poster: number;
+  };
+  /** null: every product of the organization. */
+  product_ids: Array<string> | null;
+  /** Format: date-time. */
+  created_at: string;
+  /** Format: date-time. */
+  updated_at: string;
+  stopped_at: string | null;
+}
+
+export interface ExperimentResults {
+  object: "experiment_results";
+  experiment_id: string;
+  status: "running" | "stopped";
+  /** Format: date-time. */
+  computed_at: string;
+  arms: Array<{
+    arm: "3d" | "poster";
+    weight: number;
+    viewers: number;
+    /** Viewers with at least one conversion. */
+    converters: number;
+    conversion_rate: number | null;
+    /** 95% Wilson interval of the conversion rate. */
+    interval: {
+      lower: number;
+      upper: number;
+    } | null;
+    /** Summed value of the converters’ conversions. */
+    value: number;
+  }>;
+  /** Relative lift of 3d over poster, rate(3d)/rate(poster) − 1, with a 95% interval (delta method on the log ratio); null until both arms converted. */
+  lift: {
+    estimate: number;
+    lower: number;
+    upper: number;
+  } | null;
+  /** Two-sided p-value of the pooled two-proportion z-test. */
+  p_value: number | null;
+  /** Only when the lift’s interval excludes 0. */
+  verdict: "3d_better" | "poster_better" | null;
 }
 
 export interface GlbDelivery {
@@ -454,11 +516,21 @@ export interface Usage {
     view: number;
     ar_enter: number;
     ar_session_ended: number;
+    interaction: number;
+    variant_change: number;
+    hotspot_open: number;
+    ar_cta_tap: number;
+    conversion: number;
   }>;
   totals: {
     view: number;
     ar_enter: number;
     ar_session_ended: number;
+    interaction: number;
+    variant_change: number;
+    hotspot_open: number;
+    ar_cta_tap: number;
+    conversion: number;
   };
   by_product?: Array<{
     product_id: string;
@@ -466,6 +538,34 @@ export interface Usage {
     view: number;
     ar_enter: number;
     ar_session_ended: number;
+    interaction: number;
+    variant_change: number;
+    hotspot_open: number;
+    ar_cta_tap: number;
+    conversion: number;
+  }>;
+  by_device?: Array<{
+    device: "desktop" | "mobile" | "tablet";
+    view: number;
+    ar_enter: number;
+    ar_session_ended: number;
+    interaction: number;
+    variant_change: number;
+    hotspot_open: number;
+    ar_cta_tap: number;
+    conversion: number;
+  }>;
+  by_referrer?: Array<{
+    /** The page’s origin. */
+    referrer: string;
+    view: number;
+    ar_enter: number;
+    ar_session_ended: number;
+    interaction: number;
+    variant_change: number;
+    hotspot_open: number;
+    ar_cta_tap: number;
+    conversion: number;
   }>;
 }
 
@@ -901,7 +1001,7 @@ export interface Operations {
   /**
    * Send analytics events
    *
-   * Records view, ar_enter and ar_session_ended events. Callable by a publishable key from an allowed origin; events sent with a secret key or a session are counted as internal traffic. Answers once the events are stored.
+   * Records view, ar_enter, ar_session_ended, interaction, variant_change, hotspot_open, ar_cta_tap and conversion events. Callable by a publishable key from an allowed origin; events sent with a secret key or a session are counted as internal traffic. A conversion needs `name`; only a conversion takes `name`, `value` and `currency`; `experiment_id` and `arm` come together. The device (from the User-Agent) and the page origin (from Origin) of a publishable key's events feed group_by=device and group_by=referrer. Answers once the events are stored.
    */
   "POST /v1/beacon": {
     path: never;
@@ -911,7 +1011,7 @@ export interface Operations {
     };
     body: {
       events: Array<{
-        type: "view" | "ar_enter" | "ar_session_ended";
+        type: "view" | "ar_enter" | "ar_session_ended" | "interaction" | "variant_change" | "hotspot_open" | "ar_cta_tap" | "conversion";
         /** The product viewed; an id with no product row is still counted in totals. */
         product_id: string;
         /**
@@ -919,10 +1019,20 @@ export interface Operations {
          * Format: date-time.
          */
         occurred_at?: string;
-        /** An opaque, anonymous visitor id. */
+        /** An opaque, anonymous visitor id (the element keeps one per browser in the shop’s own localStorage). */
         viewer_id?: string;
         /** For ar_session_ended: how long the session lasted. */
         duration_ms?: number;
+        /** What was converted. */
+        name?: "add_to_cart" | "purchase" | "lead";
+        /** For a conversion: its value, in `currency`. */
+        value?: number;
+        /** For a conversion: an ISO 4217 code such as EUR. */
+        currency?: string;
+        /** The running experiment the element showed this product in; sent with `arm`. */
+        experiment_id?: string;
+        /** The arm the viewer was assigned to. */
+        arm?: "3d" | "poster";
       }>;
       /** For callers reaching several organizations. */
       org_id?: string;
@@ -934,6 +1044,188 @@ export interface Operations {
         /** Events whose occurred_at was replaced by the receive time. */
         clamped: number;
       };
+    };
+  };
+  /**
+   * Record a conversion from the shop’s server
+   *
+   * A conversion (add_to_cart, purchase or lead) the shop’s server saw, for the shopper the element knows by `viewer_id` (read it from the page with `element.viewerId`). Secret keys only. It counts as shopper traffic, not internal, and experiment results match it to the viewer’s arm. Goes through the same group commit as beacons.
+   */
+  "POST /v1/conversions": {
+    path: never;
+    query: never;
+    body: {
+      /** An opaque, anonymous visitor id (the element keeps one per browser in the shop’s own localStorage). */
+      viewer_id: string;
+      /** What was converted. */
+      name: "add_to_cart" | "purchase" | "lead";
+      /** For a conversion: its value, in `currency`. */
+      value?: number;
+      /** For a conversion: an ISO 4217 code such as EUR. */
+      currency?: string;
+      /** The product converted, when there is one. */
+      product_id?: string;
+      /** Format: date-time. */
+      occurred_at?: string;
+      /** The running experiment the element showed this product in; sent with `arm`. */
+      experiment_id?: string;
+      /** The arm the viewer was assigned to. */
+      arm?: "3d" | "poster";
+      /** For keys reaching several organizations. */
+      org_id?: string;
+    };
+    responses: {
+      202: {
+        object: "beacon_receipt";
+        accepted: number;
+        /** Events whose occurred_at was replaced by the receive time. */
+        clamped: number;
+      };
+    };
+  };
+  /**
+   * List experiments
+   *
+   * List experiments.
+   */
+  "GET /v1/experiments": {
+    path: never;
+    query: {
+      /** @default 20 */
+      limit?: number;
+      /** @default 0 */
+      offset?: number;
+      /** Organization to read; defaults to the caller's only one. */
+      org_id?: string;
+      /** `all` covers every organization the caller reaches. */
+      scope?: "all";
+      status?: "running" | "stopped";
+    };
+    body: never;
+    responses: {
+      200: {
+        object: "list";
+        data: Array<Experiment>;
+        total: number;
+        limit: number;
+        offset: number;
+      };
+    };
+  };
+  /**
+   * Start an experiment
+   *
+   * 3D against the plain product image: while it runs, `<service-model>` shows each viewer one arm, chosen by a stable hash of the viewer id and the experiment id. A product is in at most one running experiment (409 `conflict`, reason `experiment_running`).
+   */
+  "POST /v1/experiments": {
+    path: never;
+    query: {
+      org_id?: string;
+    };
+    body: {
+      name: string;
+      /** Omitted: every product. */
+      product_ids?: Array<string>;
+      /** Share of viewers per arm; they add up to 1. */
+      arms: {
+        "3d": number;
+        poster: number;
+      };
+      org_id?: string;
+    };
+    responses: {
+      201: Experiment;
+    };
+  };
+  /**
+   * Retrieve an experiment
+   *
+   * Retrieve an experiment.
+   */
+  "GET /v1/experiments/{id}": {
+    path: {
+      id: string;
+    };
+    query: {
+      org_id?: string;
+    };
+    body: never;
+    responses: {
+      200: Experiment;
+    };
+  };
+  /**
+   * Rename an experiment
+   *
+   * Only the name changes; arms and products are fixed while viewers are assigned by them.
+   */
+  "PATCH /v1/experiments/{id}": {
+    path: {
+      id: string;
+    };
+    query: {
+      org_id?: string;
+    };
+    body: {
+      name: string;
+    };
+    responses: {
+      200: Experiment;
+    };
+  };
+  /**
+   * Delete an experiment
+   *
+   * Its events stay counted in usage.
+   */
+  "DELETE /v1/experiments/{id}": {
+    path: {
+      id: string;
+    };
+    query: {
+      org_id?: string;
+    };
+    body: never;
+    responses: {
+      200: {
+        object: "experiment";
+        id: string;
+        deleted: true;
+      };
+    };
+  };
+  /**
+   * Experiment results
+   *
+   * Computed from raw events per viewer id: per arm the viewers, the viewers who converted (a conversion from the page or the shop’s server, between the start and the stop), the rate with its 95% Wilson interval and the summed value; then the relative lift of 3d over poster with its 95% interval, the two-sided p-value, and a verdict only when the interval excludes 0. Raw events are kept PLINTH_BEACON_RETENTION_DAYS.
+   */
+  "GET /v1/experiments/{id}/results": {
+    path: {
+      id: string;
+    };
+    query: {
+      org_id?: string;
+    };
+    body: never;
+    responses: {
+      200: ExperimentResults;
+    };
+  };
+  /**
+   * Stop an experiment
+   *
+   * Every viewer sees the 3D viewer again; the webhook event `experiment.completed` carries the final results. A stopped one answers 409 `conflict` (reason `experiment_stopped`).
+   */
+  "POST /v1/experiments/{id}/stop": {
+    path: {
+      id: string;
+    };
+    query: {
+      org_id?: string;
+    };
+    body: never;
+    responses: {
+      200: Experiment;
     };
   };
   /**
@@ -1408,7 +1700,7 @@ export interface Operations {
   /**
    * Usage report
    *
-   * Counts per bucket over a window (default: the last 30 days), totals, and with group_by=product the 20 best products. The window is widened to whole buckets (UTC hours or days).
+   * Counts per bucket over a window (default: the last 30 days), totals, and with group_by=product the 20 best products (by_product), group_by=device the split by device (by_device) or group_by=referrer the 20 page origins with most views (by_referrer). The window is widened to whole buckets (UTC hours or days).
    *
    * The window from `start` to `end` is at most 366 days (31 days with `granularity=hour`); a longer one is 422.
    */
@@ -1421,7 +1713,7 @@ export interface Operations {
       end?: string;
       /** @default "day" */
       granularity?: "hour" | "day";
-      event_type?: Array<"view" | "ar_enter" | "ar_session_ended">;
+      event_type?: Array<"view" | "ar_enter" | "ar_session_ended" | "interaction" | "variant_change" | "hotspot_open" | "ar_cta_tap" | "conversion">;
       /** Organization to read; defaults to the caller's only one. */
       org_id?: string;
       /** `all` covers every organization the caller reaches. */
@@ -1429,7 +1721,8 @@ export interface Operations {
       product_id?: string;
       /** true includes events sent with secret keys and sessions. */
       include_internal?: boolean;
-      group_by?: "product";
+      /** product: the 20 best products; device: desktop, mobile, tablet; referrer: the 20 page origins with most views. */
+      group_by?: "product" | "device" | "referrer";
     };
     body: never;
     responses: {
@@ -1481,7 +1774,7 @@ export interface Operations {
       url: string;
       description?: string | null;
       /** Event types to receive; default ["*"]. */
-      events?: Array<"*" | "product.created" | "product.updated" | "product.deleted" | "product.published" | "product.model.ready" | "product.model.failed" | "product.images.ready" | "export.ready">;
+      events?: Array<"*" | "product.created" | "product.updated" | "product.deleted" | "product.published" | "product.model.ready" | "product.model.failed" | "product.images.ready" | "export.ready" | "experiment.completed">;
       /** @default true */
       enabled?: boolean;
       org_id?: string;
@@ -1523,7 +1816,7 @@ export interface Operations {
       /** Where events are POSTed: https (http only for hosts in PLINTH_FETCH_ALLOW_HOSTS); never a private address. */
       url?: string;
       description?: string | null;
-      events?: Array<"*" | "product.created" | "product.updated" | "product.deleted" | "product.published" | "product.model.ready" | "product.model.failed" | "product.images.ready" | "export.ready">;
+      events?: Array<"*" | "product.created" | "product.updated" | "product.deleted" | "product.published" | "product.model.ready" | "product.model.failed" | "product.images.ready" | "export.ready" | "experiment.completed">;
       /** false ends the pending deliveries; true resumes with new events. */
       enabled?: boolean;
     };

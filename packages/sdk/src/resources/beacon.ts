@@ -5,7 +5,8 @@ import { Resource } from './resource.js';
 
 export class Beacon extends Resource {
   /**
-   * Records view, ar_enter and ar_session_ended events (at most 100). With a secret key they count
+   * Records view, ar_enter, ar_session_ended, interaction, variant_change, hotspot_open, ar_cta_tap and conversion
+   * events (at most 100). With a secret key they count
    * as the organization's own (internal) traffic; a publishable key works from its allowed origins.
    */
   send(params: BeaconParams, options?: RequestOptions): APIPromise<BeaconReceipt> {

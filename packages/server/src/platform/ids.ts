@@ -4,7 +4,7 @@ import { randomBytes, randomFillSync } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix =
-  | 'org' | 'usr' | 'proj' | 'key' | 'sess' | 'prod' | 'img' | 'wh' | 'whd' | 'evt' | 'exp' | 'job' | 'upl' | 'led' | 'quo';
+  | 'org' | 'usr' | 'proj' | 'key' | 'sess' | 'prod' | 'img' | 'wh' | 'whd' | 'evt' | 'exp' | 'expt' | 'job' | 'upl' | 'led' | 'quo';
 
 /** Random bytes drawn from the system in blocks: one system call per 4,096, not one per id. */
 const pool = Buffer.alloc(4096);

@@ -78,6 +78,13 @@ describe('0009_beacon_event_row_key', () => {
         receivedAt: '2026-11-04T00:00:00.000Z',
         viewerId: 'v',
         durationMs: null,
+        name: null,
+        value: null,
+        currency: null,
+        experimentId: null,
+        arm: null,
+        device: null,
+        referrer: null,
         clamped: false,
       },
     ]);

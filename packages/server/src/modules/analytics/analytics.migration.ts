@@ -77,3 +77,55 @@ export function beaconEventRowKeyMigration(dialect: SchemaDialect): Migration {
     },
   };
 }
+
+/** The event types 0013 adds to the rollups, each a count column. */
+const ENGAGEMENT_TYPES = ['interaction', 'variant_change', 'hotspot_open', 'ar_cta_tap', 'conversion'];
+
+/**
+ * Section 18: the new event types as rollup columns, what a conversion and an experiment say on a raw event, and
+ * the hourly rollup per device and page origin. Two partial indexes serve experiment results, which read raw
+ * events per viewer: only events seen in an experiment and conversions carry them, so a plain view pays nothing.
+ */
+export function engagementMigration(): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      for (const [column, type] of [
+        ['name', 'text'],
+        ['value', 'double precision'],
+        ['currency', 'text'],
+        ['experiment_id', 'text'],
+        ['arm', 'text'],
+        ['device', 'text'],
+        ['referrer', 'text'],
+      ] as const) {
+        await db.schema.alterTable('beacon_events').addColumn(column, type).execute();
+      }
+      for (const table of ['usage_hourly', 'usage_daily']) {
+        for (const column of ENGAGEMENT_TYPES) {
+          await db.schema.alterTable(table).addColumn(column, 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        }
+      }
+      await sql`create index beacon_events_experiment on beacon_events (experiment_id, viewer_id) where experiment_id is not null`.execute(db);
+      await sql`create index beacon_events_conversion on beacon_events (org_id, viewer_id) where type = 'conversion'`.execute(db);
+    },
+  };
+}
+
+/** Created apart from the columns above, as it needs the dialect's clustered table. */
+export function usageSegmentsMigration(dialect: SchemaDialect): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('usage_segments_hourly')
+        .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+        .addColumn('segment', 'text', (c) => c.notNull())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('bucket_start', 'text', (c) => c.notNull())
+        .addColumn('internal', 'integer', (c) => c.notNull())
+        .$call((t) => ['view', 'ar_enter', 'ar_session_ended', ...ENGAGEMENT_TYPES].reduce((b, col) => b.addColumn(col, 'integer', (c) => c.notNull().defaultTo(0)), t))
+        .addPrimaryKeyConstraint('usage_segments_hourly_pk', ['org_id', 'segment', 'bucket_start', 'value', 'internal'])
+        .$call((table) => dialect.clusteredOnKey(table))
+        .execute();
+    },
+  };
+}

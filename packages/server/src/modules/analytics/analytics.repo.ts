@@ -1,9 +1,18 @@
-import type { Insertable, Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB, Executor } from '../../db.js';
 import { writeBatch, type BatchInsert } from '../../platform/db/batch.js';
-import { BEACON_TYPES, type BeaconEvent, type Counts, type Granularity, type ProductUsage, type UsageFilter } from './analytics.types.js';
+import {
+  BEACON_TYPES,
+  zeroCounts,
+  type BeaconEvent,
+  type Counts,
+  type Granularity,
+  type ProductUsage,
+  type Segment,
+  type SegmentUsage,
+  type UsageFilter,
+} from './analytics.types.js';
 
-type RollupRow = Insertable<DB['usage_hourly']>;
 type RollupTable = 'usage_hourly' | 'usage_daily';
 
 const HOUR_MS = 3_600_000;
@@ -14,7 +23,24 @@ const TABLE: Record<Granularity, RollupTable> = { hour: 'usage_hourly', day: 'us
 /** The statements of a batch, written once: see writeBatch. */
 const BEACON_INSERT: BatchInsert = {
   table: 'beacon_events',
-  columns: ['org_id', 'subject_id', 'type', 'internal', 'occurred_at', 'received_at', 'viewer_id', 'duration_ms', 'clamped'],
+  columns: [
+    'org_id',
+    'subject_id',
+    'type',
+    'internal',
+    'occurred_at',
+    'received_at',
+    'viewer_id',
+    'duration_ms',
+    'clamped',
+    'name',
+    'value',
+    'currency',
+    'experiment_id',
+    'arm',
+    'device',
+    'referrer',
+  ],
 };
 
 const rollupInsert = (table: RollupTable): BatchInsert => ({
@@ -27,6 +53,13 @@ const rollupInsert = (table: RollupTable): BatchInsert => ({
 
 const HOURLY_INSERT = rollupInsert('usage_hourly');
 const DAILY_INSERT = rollupInsert('usage_daily');
+const SEGMENT_INSERT: BatchInsert = {
+  table: 'usage_segments_hourly',
+  columns: ['org_id', 'segment', 'value', 'bucket_start', 'internal', ...BEACON_TYPES],
+  onConflict:
+    'on conflict ("org_id", "segment", "bucket_start", "value", "internal") do update set ' +
+    BEACON_TYPES.map((t) => `"${t}" = "usage_segments_hourly"."${t}" + excluded."${t}"`).join(', '),
+};
 
 const beaconRow = (e: BeaconEvent) => [
   e.orgId,
@@ -38,9 +71,16 @@ const beaconRow = (e: BeaconEvent) => [
   e.viewerId,
   e.durationMs,
   e.clamped ? 1 : 0,
+  e.name,
+  e.value,
+  e.currency,
+  e.experimentId,
+  e.arm,
+  e.device,
+  e.referrer,
 ];
 
-const rollupValues = (r: RollupRow) => [r.org_id, r.subject_id, r.bucket_start, r.internal, r.view, r.ar_enter, r.ar_session_ended];
+const rollupValues = (r: Counted) => [r.org_id, r.subject_id, r.bucket_start, r.internal, ...BEACON_TYPES.map((t) => r[t])];
 
 /**
  * The start of the hour or day holding `iso`. Event times come from toISOString (`2026-11-24T16:42:05.123Z`),
@@ -58,7 +98,7 @@ const floorTo = (iso: string, unit: number) => {
 /** The rollup subject that counts every event of an organization, whatever product_id it names. */
 export const ORG_TOTAL = '';
 
-type Counted = RollupRow & Counts;
+type Counted = { org_id: string; subject_id: string; bucket_start: string; internal: number } & Counts;
 
 /**
  * Counts per rollup key, sorted, so concurrent writers lock rows in the same order (no deadlocks).
@@ -68,7 +108,7 @@ type Counted = RollupRow & Counts;
  * receive time per request) costs one bucket computation and one lookup per subject: a date parse and a
  * composed key per event were a tenth of a 20-event request.
  */
-function rollupRows(events: BeaconEvent[], unit: number): RollupRow[] {
+function rollupRows(events: BeaconEvent[], unit: number): Counted[] {
   const groups = new Map<string, Map<string, Counted>>();
   let group = new Map<string, Counted>();
   let bucket = '';
@@ -82,10 +122,11 @@ function rollupRows(events: BeaconEvent[], unit: number): RollupRow[] {
       else groups.set(key, (group = new Map()));
     }
     last = e;
-    for (const subject of [e.subjectId, ORG_TOTAL]) {
+    // A server's conversion may name no product: its subject is the organization's total, counted once.
+    for (const subject of e.subjectId === ORG_TOTAL ? [ORG_TOTAL] : [e.subjectId, ORG_TOTAL]) {
       let row = group.get(subject);
       if (!row) {
-        row = { org_id: e.orgId, subject_id: subject, bucket_start: bucket, internal: e.internal ? 1 : 0, view: 0, ar_enter: 0, ar_session_ended: 0 };
+        row = { org_id: e.orgId, subject_id: subject, bucket_start: bucket, internal: e.internal ? 1 : 0, ...zeroCounts() };
         group.set(subject, row);
       }
       row[e.type]++;
@@ -106,7 +147,51 @@ export async function writeBeaconEvents(db: Kysely<DB>, events: BeaconEvent[]): 
     { insert: BEACON_INSERT, rows: events.map(beaconRow) },
     { insert: HOURLY_INSERT, rows: rollupRows(events, HOUR_MS).map(rollupValues) },
     { insert: DAILY_INSERT, rows: rollupRows(events, DAY_MS).map(rollupValues) },
+    { insert: SEGMENT_INSERT, rows: segmentRows(events) },
   ]);
+}
+
+/**
+ * Hourly counts per device and per page origin. A request's events share both (they come from one page), so a
+ * batch adds about two upserts per request, whatever its number of events; events with neither add none.
+ */
+function segmentRows(events: BeaconEvent[]): unknown[][] {
+  const rows = new Map<string, { key: unknown[]; counts: Counts }>();
+  let bucket = '';
+  let last: BeaconEvent | undefined;
+  for (const e of events) {
+    if (e.device === null && e.referrer === null) continue;
+    if (!last || e.occurredAt !== last.occurredAt) bucket = floorTo(e.occurredAt, HOUR_MS);
+    last = e;
+    for (const [segment, value] of [['device', e.device], ['referrer', e.referrer]] as const) {
+      if (value === null) continue;
+      const internal = e.internal ? 1 : 0;
+      const id = `${e.orgId}\u0000${segment}\u0000${bucket}\u0000${value}\u0000${internal}`;
+      let row = rows.get(id);
+      if (!row) rows.set(id, (row = { key: [e.orgId, segment, value, bucket, internal], counts: zeroCounts() }));
+      row.counts[e.type]++;
+    }
+  }
+  return [...rows.entries()]
+    .sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
+    .map(([, r]) => [...r.key, ...BEACON_TYPES.map((t) => r.counts[t])]);
+}
+
+/** Window counts per value of one segment (device or page origin), over the organizations' events. */
+export async function segmentCounts(db: Executor, f: UsageFilter, segment: Segment): Promise<SegmentUsage[]> {
+  if (!f.orgIds.length) return [];
+  let q = db
+    .selectFrom('usage_segments_hourly')
+    .where('org_id', 'in', f.orgIds)
+    .where('segment', '=', segment)
+    .where('bucket_start', '>=', f.start)
+    .where('bucket_start', '<', f.end);
+  if (!f.includeInternal) q = q.where('internal', '=', 0);
+  const rows = await q
+    .select((eb) => ['value', ...BEACON_TYPES.map((t) => eb.fn.sum<number | string>(t).as(t))])
+    .groupBy('value')
+    .execute();
+  return rows.map((r) => ({ value: r.value, ...toCounts(r as unknown as Record<string, unknown>) }));
 }
 
 /** The product's organization, when the product is within reach. */
@@ -121,11 +206,11 @@ export async function productOrg(db: Executor, productId: string, orgIds: readon
   return row?.org_id;
 }
 
-const toCounts = (r: { view: unknown; ar_enter: unknown; ar_session_ended: unknown }): Counts => ({
-  view: Number(r.view),
-  ar_enter: Number(r.ar_enter),
-  ar_session_ended: Number(r.ar_session_ended),
-});
+const toCounts = (r: Record<string, unknown>): Counts => {
+  const c = zeroCounts();
+  for (const t of BEACON_TYPES) c[t] = Number(r[t] ?? 0);
+  return c;
+};
 
 /**
  * Counts per bucket of the window (of one product, or of the organizations' totals); buckets with
@@ -141,15 +226,10 @@ export async function bucketCounts(db: Executor, f: UsageFilter): Promise<Array<
     .where('bucket_start', '<', f.end);
   if (!f.includeInternal) q = q.where('internal', '=', 0);
   const rows = await q
-    .select((eb) => [
-      'bucket_start',
-      eb.fn.sum<number | string>('view').as('view'),
-      eb.fn.sum<number | string>('ar_enter').as('ar_enter'),
-      eb.fn.sum<number | string>('ar_session_ended').as('ar_session_ended'),
-    ])
+    .select((eb) => ['bucket_start', ...BEACON_TYPES.map((t) => eb.fn.sum<number | string>(t).as(t))])
     .groupBy('bucket_start')
     .execute();
-  return rows.map((r) => ({ bucketStart: r.bucket_start, ...toCounts(r) }));
+  return rows.map((r) => ({ bucketStart: r.bucket_start, ...toCounts(r as unknown as Record<string, unknown>) }));
 }
 
 /**
@@ -191,19 +271,13 @@ export async function productCounts(db: Executor, f: UsageFilter): Promise<Produ
     if (f.subjectId !== undefined) q = q.where('p.id', '=', f.subjectId);
     if (!f.includeInternal) q = q.where('r.internal', '=', 0);
     const rows = await q
-      .select((eb) => [
-        'p.id',
-        'p.title',
-        eb.fn.sum<number | string>('r.view').as('view'),
-        eb.fn.sum<number | string>('r.ar_enter').as('ar_enter'),
-        eb.fn.sum<number | string>('r.ar_session_ended').as('ar_session_ended'),
-      ])
+      .select((eb) => ['p.id', 'p.title', ...BEACON_TYPES.map((t) => eb.fn.sum<number | string>(`r.${t}`).as(t))])
       // By the primary key alone: the products index then yields the groups in order, with no sort
       // (the title depends on the id, which both databases accept).
       .groupBy('p.id')
       .execute();
     for (const r of rows) {
-      const c = toCounts(r);
+      const c = toCounts(r as unknown as Record<string, unknown>);
       const seen = sums.get(r.id);
       if (!seen) sums.set(r.id, { productId: r.id, title: r.title, ...c });
       else for (const k of BEACON_TYPES) seen[k] += c[k];
@@ -220,4 +294,37 @@ export async function purgeBeaconEvents(db: Executor, before: string, batch: num
   const ids = db.selectFrom('beacon_events').select('id').where('received_at', '<', before).limit(batch);
   const result = await db.deleteFrom('beacon_events').where('id', 'in', ids).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+export interface ArmOutcome {
+  arm: string;
+  viewers: number;
+  converters: number;
+  value: number;
+}
+
+/**
+ * Per arm of an experiment, from raw events: the distinct viewers the element showed the arm to, those of them
+ * with a conversion (from the page or from the shop's server, matched by viewer_id) within `[since, until]`,
+ * and their conversions' summed value. A viewer seen in both arms (only a tampered page can do that) counts in
+ * neither; internal traffic counts in neither.
+ */
+export async function experimentOutcomes(db: Executor, orgId: string, experimentId: string, since: string, until: string | null): Promise<ArmOutcome[]> {
+  const end = until ?? '9999-12-31T23:59:59.999Z';
+  const { rows } = await sql<{ arm: string; viewers: number | string; converters: number | string; value: number | string | null }>`
+    with seen as (
+      select viewer_id, min(arm) as arm from beacon_events
+      where experiment_id = ${experimentId} and org_id = ${orgId} and viewer_id is not null and arm is not null and internal = 0
+      group by viewer_id
+      having count(distinct arm) = 1
+    ), converted as (
+      select viewer_id, sum(coalesce(value, 0)) as value from beacon_events
+      where org_id = ${orgId} and type = 'conversion' and viewer_id is not null and internal = 0
+        and occurred_at >= ${since} and occurred_at <= ${end}
+      group by viewer_id
+    )
+    select seen.arm as arm, count(*) as viewers, count(converted.viewer_id) as converters, sum(converted.value) as value
+    from seen left join converted on converted.viewer_id = seen.viewer_id
+    group by seen.arm`.execute(db);
+  return rows.map((r) => ({ arm: r.arm, viewers: Number(r.viewers), converters: Number(r.converters), value: Number(r.value ?? 0) }));
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authMatrix } from '../../test/auth-matrix.js';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { seedProduct } from '../../test/products.js';
+import { zeroCounts } from './analytics.types.js';
 
 const unknownOrg = 'org_00000000000000000000000000';
 const unknownProduct = 'prod_00000000000000000000000000';
@@ -64,10 +65,10 @@ describe('analytics: publishable keys', () => {
     expect(res.statusCode).toBe(202);
     // Counted where the key belongs, as a subject with no product row there.
     const usageA = await total(a.secret_key);
-    expect(usageA.totals).toEqual({ view: 1, ar_enter: 1, ar_session_ended: 0 });
+    expect(usageA.totals).toEqual({ ...zeroCounts(), view: 1, ar_enter: 1 });
     expect(usageA.by_product).toEqual([]);
     const usageB = await total(b.secret_key);
-    expect(usageB.totals).toEqual({ view: 0, ar_enter: 0, ar_session_ended: 0 });
+    expect(usageB.totals).toEqual(zeroCounts());
     expect(usageB.by_product).toEqual([]);
     const rows = await t.deps.database.db.selectFrom('beacon_events').select('org_id').where('subject_id', '=', productB).execute();
     expect(rows.map((r) => r.org_id)).toEqual([a.org_id, a.org_id]);

@@ -1,3 +1,4 @@
+import type { BeaconType } from './analytics.types.js';
 import type { Generated } from 'kysely';
 
 /** One row per accepted beacon event, keyed in the order it was stored; `internal` and `clamped` are 0/1. */
@@ -6,13 +7,21 @@ export interface BeaconEventsTable {
   id: Generated<number | string>;
   org_id: string;
   subject_id: string;
-  type: 'view' | 'ar_enter' | 'ar_session_ended';
+  type: BeaconType;
   internal: number;
   occurred_at: string;
   received_at: string;
   viewer_id: string | null;
   duration_ms: number | null;
   clamped: number;
+  /** added by 0013: conversions' name, value and currency; the experiment and arm an event was seen in; device and page origin */
+  name: string | null;
+  value: number | null;
+  currency: string | null;
+  experiment_id: string | null;
+  arm: string | null;
+  device: string | null;
+  referrer: string | null;
 }
 
 /** Event counts per (org, subject, bucket, internal); subject '' holds the organization's totals. */
@@ -24,6 +33,18 @@ export interface UsageRollupTable {
   view: number;
   ar_enter: number;
   ar_session_ended: number;
+  interaction: Generated<number>;
+  variant_change: Generated<number>;
+  hotspot_open: Generated<number>;
+  ar_cta_tap: Generated<number>;
+  conversion: Generated<number>;
+}
+
+/** Event counts per (org, segment kind, segment value, hour, internal): what group_by=device and group_by=referrer read. */
+export interface UsageSegmentsTable extends Omit<UsageRollupTable, 'subject_id'> {
+  /** `device` or `referrer` */
+  segment: string;
+  value: string;
 }
 
 /** This module's tables, created by `analytics.migration.ts`; `src/db.ts` adds them to the app's `DB`. */
@@ -31,4 +52,5 @@ export interface AnalyticsTables {
   beacon_events: BeaconEventsTable;
   usage_hourly: UsageRollupTable;
   usage_daily: UsageRollupTable;
+  usage_segments_hourly: UsageSegmentsTable;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, sessionCookie, type TestApp } from '../../test/app.js';
 import { seedProduct } from '../../test/products.js';
+import { BEACON_TYPES } from './analytics.types.js';
 
 /**
  * Counting must be exact: a generated stream of beacons (external and internal, products of the
@@ -14,7 +15,7 @@ let clock = NOW;
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
-const TYPES = ['view', 'ar_enter', 'ar_session_ended'] as const;
+const TYPES = BEACON_TYPES;
 type Type = (typeof TYPES)[number];
 
 interface Sent {
@@ -70,7 +71,7 @@ beforeAll(async () => {
   const pick = <T>(list: readonly T[]) => list[Math.floor(rand() * list.length)];
   // Skewed popularity, so the ranking (and its 20-row cut) means something; ties still happen.
   const subjectA = () => (rand() < 0.1 ? pick(['scan_1', 'scan_2', 'scan_3', productB]) : productsA[Math.floor(rand() ** 2 * productsA.length)]);
-  const type = (): Type => (rand() < 0.65 ? 'view' : rand() < 0.7 ? 'ar_enter' : 'ar_session_ended');
+  const type = (): Type => (rand() < 0.5 ? 'view' : rand() < 0.4 ? 'ar_enter' : pick(TYPES));
   const occurred = (received: number) => {
     if (rand() < 0.1) return { wire: undefined, at: received };
     let offset = Math.round(-27 * HOUR + rand() * (27 * HOUR + 15 * MIN));
@@ -102,7 +103,8 @@ beforeAll(async () => {
     for (let i = 0; i < n; i++) {
       const when = occurred(received);
       const e = { type: type(), product_id: s.subject() };
-      events.push(when.wire ? { ...e, occurred_at: when.wire } : e);
+      const wire = e.type === 'conversion' ? { ...e, name: 'purchase' } : e;
+      events.push(when.wire ? { ...wire, occurred_at: when.wire } : wire);
       sent.push({ org: s.org, subject: e.product_id, type: e.type, internal: s.internal, at: when.at });
     }
     requests.push({ received, send: async () => {
@@ -137,7 +139,7 @@ interface Ask {
 function reference(q: Ask) {
   const start = Math.floor(q.start / q.unit) * q.unit;
   const end = Math.ceil(q.end / q.unit) * q.unit;
-  const zero = () => ({ view: 0, ar_enter: 0, ar_session_ended: 0 });
+  const zero = () => Object.fromEntries(TYPES.map((t) => [t, 0])) as Record<Type, number>;
   const buckets: Array<{ start: string } & ReturnType<typeof zero>> = [];
   for (let b = start; b < end; b += q.unit) buckets.push({ start: new Date(b).toISOString(), ...zero() });
   const totals = zero();
@@ -241,7 +243,7 @@ describe('GET /v1/usage counts exactly what was sent', () => {
     expect(listed.some((id: string) => id.startsWith('scan_') || titles.get(id)?.org !== A.org)).toBe(false);
     const unknown = sent.filter((e) => e.org === A.org && titles.get(e.subject)?.org !== A.org).length;
     expect(unknown).toBeGreaterThan(0);
-    const inTotals = body.totals.view + body.totals.ar_enter + body.totals.ar_session_ended;
+    const inTotals = TYPES.reduce((n, t) => n + body.totals[t], 0);
     expect(inTotals).toBe(sent.filter((e) => e.org === A.org).length);
   });
 

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.js';
 import { FrontDoor } from '../../http/front-door.js';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import type { BootstrapResult } from '../orgs/orgs.service.js';
+import { BEACON_TYPES } from './analytics.types.js';
 
 /**
  * The beacon's lane (beacon-lane.ts) takes `POST /v1/beacon` before routing, so `app.inject()` never reaches
@@ -76,21 +77,22 @@ export const stable = (h: Record<string, unknown>) => Object.fromEntries(Object.
 export const view = (product = 'prod_lane') => ({ type: 'view', product_id: product });
 export const events = (n: number) =>
   Array.from({ length: n }, (_, i) =>
-    i % 3 === 0 ? view(`prod_${i % 4}`) : i % 3 === 1 ? { type: 'ar_enter', product_id: 'prod_ar', viewer_id: `v${i}` } : { type: 'ar_session_ended', product_id: 'prod_ar', duration_ms: 1000 * i },
+    i % 3 === 0
+      ? view(`prod_${i % 4}`)
+      : i % 3 === 1
+        ? { type: 'ar_enter', product_id: 'prod_ar', viewer_id: `v${i}` }
+        : { type: 'ar_session_ended', product_id: 'prod_ar', duration_ms: 1000 * i },
   );
 export const beaconOf = (list: object[]) => JSON.stringify({ events: list });
 
-export type Totals = { view: number; ar_enter: number; ar_session_ended: number };
+export type Totals = Record<(typeof BEACON_TYPES)[number], number>;
 export async function totals(s: Served, org: BootstrapResult): Promise<Totals> {
   const res = await s.t.app.inject({ method: 'GET', url: '/v1/usage', headers: bearer(org.secret_key) });
   expect(res.statusCode, res.body).toBe(200);
   return res.json().totals as Totals;
 }
-export const countsOf = (list: { type: string }[]): Totals => ({
-  view: list.filter((e) => e.type === 'view').length,
-  ar_enter: list.filter((e) => e.type === 'ar_enter').length,
-  ar_session_ended: list.filter((e) => e.type === 'ar_session_ended').length,
-});
+export const countsOf = (list: { type: string }[]): Totals =>
+  Object.fromEntries(BEACON_TYPES.map((t) => [t, list.filter((e) => e.type === t).length])) as Totals;
 
 /**
  * A beacon through the router, so the key is in the 5 s cache and the next request can be the lane's. Its

@@ -68,7 +68,7 @@ export function beaconLane(opts: BeaconLaneOptions): Lane {
           return;
         }
       }
-      intake.record(caller.principal, body as BeaconBody).then(
+      intake.record(caller.principal, body as BeaconBody, undefined, { userAgent: headers['user-agent'], origin: caller.origin }).then(
         (receipt) => {
           // ASCII, so its length is its byte length; sent as text, node writes it with the headers in one write.
           const text = `{"object":"beacon_receipt","accepted":${receipt.accepted},"clamped":${receipt.clamped}}`;

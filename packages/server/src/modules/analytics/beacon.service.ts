@@ -1,9 +1,9 @@
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../http/errors.js';
+import { AppError, validationFailed } from '../../http/errors.js';
 import { writeOrg } from '../../http/reach.js';
 import type { Principal } from '../auth/principal.js';
 import { writeBeaconEvents } from './analytics.repo.js';
-import type { BeaconEvent, BeaconType } from './analytics.types.js';
+import type { Arm, BeaconEvent, BeaconType, ConversionName, Device } from './analytics.types.js';
 import { GroupCommit, GroupCommitClosedError, type GroupCommitOptions } from './group-commit.js';
 
 /** A visitor's clock may be a little ahead of ours; beyond this an event time is not believed. */
@@ -26,10 +26,34 @@ export interface BeaconInput {
   occurred_at?: string;
   viewer_id?: string;
   duration_ms?: number;
+  name?: ConversionName;
+  value?: number;
+  currency?: string;
+  experiment_id?: string;
+  arm?: Arm;
+}
+
+/** What the request says about the page an event came from, beside its body. */
+export interface BeaconContext {
+  userAgent?: string;
+  origin?: string;
 }
 
 export interface BeaconBody {
   events: BeaconInput[];
+  org_id?: string;
+}
+
+/** `POST /v1/conversions`: a conversion from the shop's server; product_id is optional there. */
+export interface ConversionInput {
+  viewer_id: string;
+  name: ConversionName;
+  value?: number;
+  currency?: string;
+  product_id?: string;
+  occurred_at?: string;
+  experiment_id?: string;
+  arm?: Arm;
   org_id?: string;
 }
 
@@ -53,6 +77,39 @@ export function eventTime(occurredAt: string | undefined, receivedMs: number, re
 }
 
 /**
+ * The device class of a browser, from its User-Agent: tablets first (an Android without "Mobile" is a tablet,
+ * as Google's own guidance says), then phones. iPadOS Safari presents itself as a Mac and counts as a desktop.
+ */
+export function deviceOf(userAgent: string | undefined): Device | null {
+  if (!userAgent) return null;
+  if (/iPad|Tablet|PlayBook|Silk|Kindle|Android(?!.*Mobile)/i.test(userAgent)) return 'tablet';
+  if (/Mobi|iPhone|iPod|Android|Windows Phone/i.test(userAgent)) return 'mobile';
+  return 'desktop';
+}
+
+/**
+ * The rules one field cannot state alone: a conversion says what was converted, only a conversion carries a
+ * name, value or currency, and an experiment id comes with its arm.
+ */
+export function checkEvents(events: readonly BeaconInput[], path = 'body.events'): void {
+  const errors: { path: string; message: string }[] = [];
+  events.forEach((e, i) => {
+    const at = (field: string) => `${path}/${i}/${field}`;
+    if (e.type === 'conversion') {
+      if (e.name === undefined) errors.push({ path: at('name'), message: 'is required for a conversion (add_to_cart, purchase or lead)' });
+    } else if (e.name !== undefined || e.value !== undefined || e.currency !== undefined) {
+      for (const field of ['name', 'value', 'currency'] as const) {
+        if (e[field] !== undefined) errors.push({ path: at(field), message: 'is only taken on a conversion' });
+      }
+    }
+    if ((e.experiment_id === undefined) !== (e.arm === undefined)) {
+      errors.push({ path: at(e.arm === undefined ? 'arm' : 'experiment_id'), message: 'experiment_id and arm are sent together' });
+    }
+  });
+  if (errors.length) throw validationFailed(errors);
+}
+
+/**
  * Accepts beacons and answers only once they are committed (group commit: see group-commit.ts).
  * One per app, since it owns the batch in progress; close() writes what is waiting.
  */
@@ -70,15 +127,32 @@ export class BeaconIntake {
     return this.commits.stats;
   }
 
-  async record(principal: Principal, body: BeaconBody, queryOrgId?: string): Promise<BeaconReceipt> {
+  async record(principal: Principal, body: BeaconBody, queryOrgId?: string, context: BeaconContext = {}): Promise<BeaconReceipt> {
+    checkEvents(body.events);
     // A publishable key reaches only its project's organization, so whatever product_id it sends,
     // the events land there: a key of project A can never write into organization B.
     const orgId = writeOrg(principal, body.org_id ?? queryOrgId);
     const internal = principal.kind !== 'publishable_key';
+    return this.store(orgId, internal, body.events, internal ? {} : context);
+  }
+
+  /**
+   * A conversion the shop's server saw (an order placed), for a shopper the element knew by viewer_id. It is the
+   * shop's customer, not its staff, so it is counted like a page's events, not as internal traffic.
+   */
+  async recordConversion(principal: Principal, input: ConversionInput): Promise<BeaconReceipt> {
+    const orgId = writeOrg(principal, input.org_id);
+    const { org_id: _org, product_id, ...rest } = input;
+    return this.store(orgId, false, [{ ...rest, type: 'conversion', product_id: product_id ?? '' }], {});
+  }
+
+  private async store(orgId: string, internal: boolean, inputs: BeaconInput[], context: BeaconContext): Promise<BeaconReceipt> {
+    const device = deviceOf(context.userAgent);
+    const referrer = context.origin ?? null;
     const receivedMs = this.deps.clock.now().getTime();
     const receivedAt = new Date(receivedMs).toISOString();
     let clamped = 0;
-    const events = body.events.map((input): BeaconEvent => {
+    const events = inputs.map((input): BeaconEvent => {
       const time = eventTime(input.occurred_at, receivedMs, receivedAt);
       if (time.clamped) clamped++;
       return {
@@ -90,6 +164,13 @@ export class BeaconIntake {
         receivedAt,
         viewerId: input.viewer_id ?? null,
         durationMs: input.duration_ms ?? null,
+        name: input.name ?? null,
+        value: input.value ?? null,
+        currency: input.currency ?? null,
+        experimentId: input.experiment_id ?? null,
+        arm: input.arm ?? null,
+        device,
+        referrer,
         clamped: time.clamped,
       };
     });

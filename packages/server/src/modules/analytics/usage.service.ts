@@ -2,14 +2,16 @@ import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../http/errors.js';
 import { readOrgs } from '../../http/reach.js';
 import type { Principal } from '../auth/principal.js';
-import { bucketCounts, productCounts, productOrg } from './analytics.repo.js';
+import { bucketCounts, productCounts, productOrg, segmentCounts } from './analytics.repo.js';
 import {
   BEACON_TYPES,
+  DEVICES,
   zeroCounts,
   type BeaconType,
   type Counts,
   type Granularity,
   type ProductUsage,
+  type SegmentUsage,
   type UsageFilter,
   type UsageReport,
 } from './analytics.types.js';
@@ -31,7 +33,7 @@ export interface UsageQuery {
   scope?: 'all';
   product_id?: string;
   include_internal?: boolean;
-  group_by?: 'product';
+  group_by?: 'product' | 'device' | 'referrer';
 }
 
 /**
@@ -78,9 +80,17 @@ async function orgsFor(deps: Deps, principal: Principal, q: UsageQuery): Promise
 /** By views, then AR entries, then id: a stable order, computed here so both databases agree on it. */
 function rank(products: ProductUsage[]): ProductUsage[] {
   return products
-    .filter((p) => p.view + p.ar_enter + p.ar_session_ended > 0)
+    .filter((p) => BEACON_TYPES.some((t) => p[t] > 0))
     .sort((a, b) => b.view - a.view || b.ar_enter - a.ar_enter || (a.productId < b.productId ? -1 : a.productId > b.productId ? 1 : 0))
     .slice(0, BY_PRODUCT_LIMIT);
+}
+
+/** Like products: by views, then AR entries, then the value itself. */
+function rankSegments(rows: SegmentUsage[], limit: number): SegmentUsage[] {
+  return rows
+    .filter((r) => BEACON_TYPES.some((t) => r[t] > 0))
+    .sort((a, b) => b.view - a.view || b.ar_enter - a.ar_enter || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+    .slice(0, limit);
 }
 
 export async function usageReport(deps: Deps, principal: Principal, q: UsageQuery): Promise<UsageReport> {
@@ -94,9 +104,10 @@ export async function usageReport(deps: Deps, principal: Principal, q: UsageQuer
     subjectId: q.product_id,
   };
   const db = deps.database.db;
-  const [counts, products] = await Promise.all([
+  const [counts, products, segments] = await Promise.all([
     bucketCounts(db, filter),
     q.group_by === 'product' ? productCounts(db, filter) : undefined,
+    q.group_by === 'device' || q.group_by === 'referrer' ? segmentCounts(db, filter, q.group_by) : undefined,
   ]);
   // event_type leaves the other types at zero, in buckets, totals and the ranking alike.
   const types = new Set<BeaconType>(q.event_type?.length ? q.event_type : BEACON_TYPES);
@@ -128,5 +139,7 @@ export async function usageReport(deps: Deps, principal: Principal, q: UsageQuer
     buckets: [...buckets.values()],
     totals,
     ...(products && { byProduct: rank(products.map(only)) }),
+    ...(segments && q.group_by === 'device' && { byDevice: rankSegments(segments.map(only), DEVICES.length) }),
+    ...(segments && q.group_by === 'referrer' && { byReferrer: rankSegments(segments.map(only), BY_PRODUCT_LIMIT) }),
   };
 }

@@ -28,6 +28,7 @@ describe('GET /embed/products/{id}', () => {
       poster_url: expect.stringMatching(/thumb\.webp$/),
       dimensions: { width: 0.3, height: 0.2, depth: 0.1 },
       viewer: { exposure: 1, shadow_intensity: 1, camera_orbit: null, environment: 'neutral', auto_rotate: false },
+      experiment: null,
     });
     expect(res.headers['access-control-allow-origin']).toBe(SHOP);
     expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]{20,}"$/);

@@ -33,6 +33,10 @@ export const EmbedProductSchema = Type.Object(
     poster_url: Nullable(Type.String()),
     dimensions: Type.Union([Type.Object({ width: Num, height: Num, depth: Num }), Type.Null()], { description: 'metres' }),
     viewer: EmbedViewerSchema,
+    experiment: Type.Union(
+      [Type.Object({ id: Type.String(), arms: Type.Object({ '3d': Num, poster: Num }) }), Type.Null()],
+      { description: 'The running experiment covering this product: the element shows each viewer the arm a stable hash of its viewer id and this id picks.' },
+    ),
   },
   { title: 'EmbedProduct', description: 'What <service-model> needs to show a published product: its model, USDZ, poster and viewer settings.' },
 );

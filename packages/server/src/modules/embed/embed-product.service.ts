@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import { runningExperimentFor } from '../experiments/index.js';
 import { notFound } from '../../http/errors.js';
 import { modelUrl } from '../products/products.json.js';
 import { findProductRow, toProductRecord } from '../products/products.repo.js';
@@ -39,5 +40,7 @@ export async function embedProduct(deps: Pick<Deps, 'database' | 'storage'>, org
   if (!row || row.status !== 'published' || row.model_status !== 'ready') throw notFound('product');
   const product = toProductRecord(row, []);
   if (!product.model) throw notFound('product');
-  return embedJson(product, deps.storage);
+  // The element assigns each viewer an arm itself (a stable hash), so the answer stays the same for every viewer.
+  const experiment = await runningExperimentFor(deps, row.org_id, id);
+  return { ...embedJson(product, deps.storage), experiment: experiment && { id: experiment.id, arms: experiment.arms } };
 }

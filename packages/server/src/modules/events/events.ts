@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'product.model.failed',
   'product.images.ready',
   'export.ready',
+  'experiment.completed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

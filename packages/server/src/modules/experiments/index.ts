@@ -1,0 +1,3 @@
+/** What other modules may use of experiments. */
+export { runningExperimentFor } from './experiments.service.js';
+export type { ExperimentRecord } from './experiments.types.js';
