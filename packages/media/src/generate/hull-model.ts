@@ -38,7 +38,7 @@ export interface HullModelInput {
    */
   alignFootprint: boolean;
   /** What the record says about how the cameras were had. */
-  origin: Pick<ModelQuality, 'method' | 'pose_source' | 'views_total'>;
+  origin: Pick<ModelQuality, 'method' | 'pose_source' | 'views_total' | 'stereo_coverage'>;
   /** Carried by every failure, for the job's record. */
   details?: Record<string, unknown>;
 }
@@ -49,7 +49,7 @@ type Progress = (percent: number, step: string) => Promise<void>;
 
 /**
  * The model from a carved grid, or `inconsistent_views` when nothing is left or the model fails the check.
- * Progress: 'texturing' at 60, 'storing_model' at 90 (carving comes before, up to 55).
+ * Progress: 'texturing' at 70, 'storing_model' at 90 (carving, and for posed captures stereo, come before).
  */
 export async function finishHull(input: HullModelInput, progress: Progress): Promise<HullModel> {
   const { views, details } = input;
@@ -66,7 +66,7 @@ export async function finishHull(input: HullModelInput, progress: Progress): Pro
   }
   const heldOutIous = (input.heldOut?.views ?? []).map((view, k) => silhouetteIoU(mesh, view, heldOutCams[k]));
 
-  await progress(60, 'texturing');
+  await progress(70, 'texturing');
   const gate = gateModel(mesh, views, cams);
   const quality: ModelQuality = {
     ...input.origin,

@@ -1,7 +1,7 @@
 // What a model's record says about how it was made and how well it agrees with its photos; one shape for
 // every model, generated or imported, so a shop can tell a checked model from an assumed one.
 
-export type QualityMethod = 'posed_hull' | 'turntable_hull' | 'relief_card' | 'external' | 'imported';
+export type QualityMethod = 'posed_stereo' | 'posed_hull' | 'turntable_hull' | 'relief_card' | 'external' | 'imported';
 export type QualityPoseSource = 'sfm' | 'mat' | 'given' | 'assumed' | null;
 export type ScaleSource = 'given' | 'mat' | 'assumed' | 'file';
 
@@ -12,6 +12,8 @@ export interface ModelQuality {
   views_total: number;
   silhouette_iou: { median: number; min: number } | null;
   largest_piece: number | null;
+  /** Share of the surface measured by multi-view stereo (0..1); absent or null when stereo did not run. */
+  stereo_coverage?: number | null;
   scale_source: ScaleSource;
 }
 

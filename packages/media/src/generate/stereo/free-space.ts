@@ -1,0 +1,61 @@
+import type { ScalarGrid } from '../marching-cubes.js';
+import type { StereoView } from './stereo-views.js';
+
+// The stereo depths fused into the hull's grid. Along each photo's ray a voxel in front of the measured
+// surface is empty, one just behind it is inside, and one far behind is hidden from that photo, which then
+// says nothing about it. Each voxel takes the mean of what the photos that see it say (a signed distance
+// along their rays, cut off at a few voxels), and the hull's own value bounds it: stereo only removes. A
+// voxel that fewer than two photos speak for keeps the hull, so the hull stays wherever stereo saw nothing.
+
+/** Photos that must speak for a voxel before stereo changes it. */
+const MIN_VOTES = 2;
+/** The signed distance is cut off at this many voxels. */
+const TRUNCATION_VOXELS = 3;
+
+export interface FusedGrid {
+  grid: ScalarGrid;
+  /** 1 where at least two photos measured a surface within the cut-off: the surface there is stereo's. */
+  measured: Uint8Array;
+}
+
+export function fuseDepths(hull: ScalarGrid, views: readonly StereoView[], depths: readonly Float32Array[]): FusedGrid {
+  const { nx, ny, nz, origin, step } = hull;
+  const trunc = TRUNCATION_VOXELS * step;
+  const values = Float32Array.from(hull.values);
+  const measured = new Uint8Array(values.length);
+  for (let z = 0; z < nz; z++) {
+    const pz = origin[2] + z * step;
+    for (let y = 0; y < ny; y++) {
+      const py = origin[1] + y * step;
+      for (let x = 0; x < nx; x++) {
+        const i = (z * ny + y) * nx + x;
+        if (values[i] <= -trunc) continue;
+        const px = origin[0] + x * step;
+        let sum = 0;
+        let votes = 0;
+        let near = 0;
+        for (let k = 0; k < views.length; k++) {
+          const v = views[k].image;
+          const r = v.rotation;
+          const zc = r[6] * px + r[7] * py + r[8] * pz + v.translation[2];
+          if (!(zc > 0)) continue;
+          const u = Math.floor((v.fx * (r[0] * px + r[1] * py + r[2] * pz + v.translation[0])) / zc + v.cx);
+          const w = Math.floor((v.fy * (r[3] * px + r[4] * py + r[5] * pz + v.translation[1])) / zc + v.cy);
+          if (u < 0 || w < 0 || u >= v.width || w >= v.height) continue;
+          const d = depths[k][w * v.width + u];
+          if (!(d > 0)) continue;
+          const s = zc - d;
+          if (s > trunc) continue;
+          sum += s < -trunc ? -trunc : s;
+          votes++;
+          if (s >= -trunc) near++;
+        }
+        if (votes < MIN_VOTES) continue;
+        const fused = sum / votes;
+        if (fused < values[i]) values[i] = fused;
+        if (near >= MIN_VOTES) measured[i] = 1;
+      }
+    }
+  }
+  return { grid: { ...hull, values }, measured };
+}
