@@ -34,6 +34,7 @@ export function fuseDepths(hull: ScalarGrid, views: readonly StereoView[], depth
         let sum = 0;
         let votes = 0;
         let near = 0;
+        let front = 0;
         for (let k = 0; k < views.length; k++) {
           const v = views[k].image;
           const r = v.rotation;
@@ -49,13 +50,47 @@ export function fuseDepths(hull: ScalarGrid, views: readonly StereoView[], depth
           sum += s < -trunc ? -trunc : s;
           votes++;
           if (s >= -trunc) near++;
+          if (s < 0) front++;
         }
         if (votes < MIN_VOTES) continue;
         const fused = sum / votes;
-        if (fused < values[i]) values[i] = fused;
+        // Outside only when at least two photos see it in front of their surface: one stray depth does not cut a hole.
+        if (fused < values[i] && (fused > 0 || front >= MIN_VOTES)) values[i] = fused;
         if (near >= MIN_VOTES) measured[i] = 1;
       }
     }
   }
+  keepLargestPiece(values, nx, ny, nz, step);
   return { grid: { ...hull, values }, measured };
+}
+
+/** Empties every inside region but the largest (6-connected): crumbs stereo cut loose are not the product. */
+function keepLargestPiece(values: Float32Array, nx: number, ny: number, nz: number, step: number): void {
+  const label = new Int32Array(values.length).fill(-1);
+  const sizes: number[] = [];
+  const stack: number[] = [];
+  for (let start = 0; start < values.length; start++) {
+    if (values[start] <= 0 || label[start] >= 0) continue;
+    const id = sizes.length;
+    let size = 0;
+    label[start] = id;
+    stack.push(start);
+    while (stack.length) {
+      const i = stack.pop()!;
+      size++;
+      const x = i % nx;
+      const y = Math.floor(i / nx) % ny;
+      const z = Math.floor(i / (nx * ny));
+      const next = [x > 0 ? i - 1 : -1, x < nx - 1 ? i + 1 : -1, y > 0 ? i - nx : -1, y < ny - 1 ? i + nx : -1, z > 0 ? i - nx * ny : -1, z < nz - 1 ? i + nx * ny : -1];
+      for (const j of next) {
+        if (j >= 0 && label[j] < 0 && values[j] > 0) {
+          label[j] = id;
+          stack.push(j);
+        }
+      }
+    }
+    sizes.push(size);
+  }
+  const largest = sizes.indexOf(Math.max(...sizes));
+  for (let i = 0; i < values.length; i++) if (label[i] >= 0 && label[i] !== largest) values[i] = -step / 2;
 }

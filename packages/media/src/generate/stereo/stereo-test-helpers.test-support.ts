@@ -28,7 +28,7 @@ export interface StereoStage {
   scores: { hull: StageScore; stereo: StageScore };
 }
 
-export async function runStereoStage(capture: ConcaveCapture, opts: { resolution?: number; threads?: number; maxSide?: number } = {}): Promise<StereoStage> {
+export async function runStereoStage(capture: ConcaveCapture, opts: { resolution?: number; threads?: number; maxSide?: number; truth?: boolean } = {}): Promise<StereoStage> {
   const prepared = await prepareViews(
     capture.shots.map((s) => ({ image: s.image, mask: s.mask })),
     resolveHints({}),
@@ -47,15 +47,15 @@ export async function runStereoStage(capture: ConcaveCapture, opts: { resolution
   const stereo = await carveWithStereo(hull, prepared, cams, { threads: opts.threads, maxSide: opts.maxSide });
   const stereoMesh = marchingCubes(stereo.grid);
   const coverage = stereoCoverage(stereoMesh, stereo.grid, stereo.measured);
+  const none = { chamfer: NaN, fscore: NaN, precision: NaN, recall: NaN };
+  if (opts.truth === false) {
+    const [sx, sy, sz] = meshSize(hullMesh.positions);
+    return { prepared, cams, hull, hullMesh, stereo, stereoMesh, coverage, diagonal: Math.hypot(sx, sy, sz), scores: { hull: none, stereo: none } };
+  }
   const truthAll = samplePoints(capture.truth, 30_000, 7);
   const truth = visiblePoints(truthAll, capture.truth, capture.cameras, 0.0015);
-  const lo = [Infinity, Infinity, Infinity];
-  const hi = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < truthAll.length; i++) {
-    lo[i % 3] = Math.min(lo[i % 3], truthAll[i]);
-    hi[i % 3] = Math.max(hi[i % 3], truthAll[i]);
-  }
-  const diagonal = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+  const [tx, ty, tz] = meshSize(truthAll);
+  const diagonal = Math.hypot(tx, ty, tz);
   const score = (mesh: TriangleMesh) => compareSurfaces(samplePoints(mesh, 30_000, 3), truth, 0.01 * diagonal);
   return { prepared, cams, hull, hullMesh, stereo, stereoMesh, coverage, diagonal, scores: { hull: score(hullMesh), stereo: score(stereoMesh) } };
 }

@@ -11,7 +11,7 @@ import type { SweepImage, SweepTask } from './plane-sweep.js';
 // each photo's hull depth range, and the neighbours each photo is matched against.
 
 /** Longest side of the photos for stereo: finer costs time as its square, for little more surface. */
-export const STEREO_MAX_SIDE = 640;
+export const STEREO_MAX_SIDE = 400;
 /** Neighbours per photo, and the angles (° between their lines of sight to the product) they are taken from. */
 const NEIGHBOURS = 4;
 const MIN_ANGLE_DEG = 4;
