@@ -221,7 +221,7 @@ export interface Model {
 
 /** How the model was made and how well it agrees with its photos. */
 export interface ModelQuality {
-  method: "posed_hull" | "turntable_hull" | "relief_card" | "external" | "imported";
+  method: "posed_stereo" | "posed_hull" | "turntable_hull" | "relief_card" | "external" | "imported";
   pose_source: "sfm" | "mat" | "given" | "assumed" | null;
   views_used: number;
   views_total: number;

@@ -11,6 +11,8 @@ import type { StereoView } from './stereo-views.js';
 const MIN_VOTES = 2;
 /** The signed distance is cut off at this many voxels. */
 const TRUNCATION_VOXELS = 3;
+/** Stereo within this many voxels inside the hull's surface is noise on a surface the hull already has right. */
+const HULL_AGREEMENT_VOXELS = 1.5;
 
 export interface FusedGrid {
   grid: ScalarGrid;
@@ -21,6 +23,7 @@ export interface FusedGrid {
 export function fuseDepths(hull: ScalarGrid, views: readonly StereoView[], depths: readonly Float32Array[]): FusedGrid {
   const { nx, ny, nz, origin, step } = hull;
   const trunc = TRUNCATION_VOXELS * step;
+  const agree = HULL_AGREEMENT_VOXELS * step;
   const values = Float32Array.from(hull.values);
   const measured = new Uint8Array(values.length);
   for (let z = 0; z < nz; z++) {
@@ -55,7 +58,7 @@ export function fuseDepths(hull: ScalarGrid, views: readonly StereoView[], depth
         if (votes < MIN_VOTES) continue;
         const fused = sum / votes;
         // Outside only when at least two photos see it in front of their surface: one stray depth does not cut a hole.
-        if (fused < values[i] && (fused > 0 || front >= MIN_VOTES)) values[i] = fused;
+        if (fused < values[i] - agree && (fused > 0 || front >= MIN_VOTES)) values[i] = fused;
         if (near >= MIN_VOTES) measured[i] = 1;
       }
     }

@@ -69,7 +69,7 @@ export const DimensionsInputSchema = Type.Object(
 
 export const ModelQualitySchema = Type.Object(
   {
-    method: Type.Union(['posed_hull', 'turntable_hull', 'relief_card', 'external', 'imported'].map((s) => Type.Literal(s))),
+    method: Type.Union(['posed_stereo', 'posed_hull', 'turntable_hull', 'relief_card', 'external', 'imported'].map((s) => Type.Literal(s))),
     pose_source: Nullable(Type.Union(['sfm', 'mat', 'given', 'assumed'].map((s) => Type.Literal(s)))),
     views_used: Type.Integer({ minimum: 0 }),
     views_total: Type.Integer({ minimum: 0 }),

@@ -40,7 +40,7 @@ export interface ModelWarningRecord {
 
 /** model.quality as served (snake_case, like the JSON). */
 export interface ModelQualityRecord {
-  method: 'posed_hull' | 'turntable_hull' | 'relief_card' | 'external' | 'imported';
+  method: 'posed_stereo' | 'posed_hull' | 'turntable_hull' | 'relief_card' | 'external' | 'imported';
   pose_source: 'sfm' | 'mat' | 'given' | 'assumed' | null;
   views_used: number;
   views_total: number;

@@ -92,6 +92,9 @@ const MEASURED_AS: Record<string, MeasuredStep> = {
   carving: 'carving',
   building_card: 'carving',
   extracting_surface: 'carving',
+  // Stereo beyond the hull: part of making the surface, timed with the carving.
+  matching: 'carving',
+  meshing: 'carving',
   simplifying: 'carving',
   texturing: 'texturing',
   writing_model: 'texturing',
