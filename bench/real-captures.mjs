@@ -1,5 +1,6 @@
 // Real photo sets through the whole product: upload, quote, commit, camera recovery, carving, the honest
-// gate, storage. Per set it prints status, failure reason, views registered, silhouette IoU, largest piece,
+// gate, storage. Per set it prints status, failure reason, method, views placed, coverage, held-out and
+// silhouette IoU, stereo coverage, largest piece,
 // dimensions, wall time and the peak resident memory of the server with its children (COLMAP, the media
 // sandbox), and writes a PNG contact sheet of the model from 8 angles.
 //
@@ -105,8 +106,12 @@ try {
     const d = product.model?.dimensions;
     console.log(`\n${set.name}: ${names.length} photos, estimated ${quote.estimated_seconds} s`);
     console.log(`  status            ${product.model_status}${product.error ? ` (${product.error.code}: ${product.error.message})` : ''}`);
-    console.log(`  views registered  ${q ? `${q.views_used} of ${q.views_total}` : 'n/a'}`);
+    console.log(`  method            ${q?.method ?? 'n/a'}`);
+    console.log(`  views placed      ${q ? `${q.views_used} of ${q.views_total}` : 'n/a'}`);
+    console.log(`  coverage          ${q?.coverage ? `widest gap ${q.coverage.largest_gap_deg}°, elevation ${q.coverage.elevation_min_deg}° to ${q.coverage.elevation_max_deg}°` : 'n/a'}`);
+    console.log(`  held-out IoU      ${q?.heldout_iou ? `median ${q.heldout_iou.median}, min ${q.heldout_iou.min} over ${q.heldout_iou.views} views` : 'n/a'}`);
     console.log(`  silhouette IoU    ${q?.silhouette_iou ? `median ${q.silhouette_iou.median}, min ${q.silhouette_iou.min}` : 'n/a'}`);
+    console.log(`  stereo coverage   ${q?.stereo_coverage ?? 'n/a'}`);
     console.log(`  largest piece     ${q?.largest_piece ?? 'n/a'}`);
     console.log(`  dimensions (m)    ${d ? `${d.width.toFixed(3)} × ${d.height.toFixed(3)} × ${d.depth.toFixed(3)}` : 'n/a'}`);
     if (d && set.truth) {

@@ -36,6 +36,7 @@ export const MEDIA_ERROR_REASONS = [
   // Camera poses and generation.
   'poses_not_found',
   'inconsistent_views',
+  'partial_coverage',
   'invalid_hints',
   'no_usable_views',
   'external_failed',

@@ -6,7 +6,7 @@ import { validateGlb } from '../gltf/model-validate.js';
 import { createBuiltinGenerator } from './builtin-generator.js';
 import { MediaError } from '../errors.js';
 import { type GenerateResult, type GeneratorView } from './generator.js';
-import { renderFlat, renderTurntable, type Shape } from './turntable-fixtures.test-support.js';
+import { renderFlat, renderTurntable, renderView, type Shape } from './turntable-fixtures.test-support.js';
 
 const BOX: Shape = { kind: 'box', width: 0.4, height: 0.3, depth: 0.2 };
 const CYLINDER: Shape = { kind: 'cylinder', radius: 0.1, height: 0.3 };
@@ -114,12 +114,32 @@ describe('built-in generator: visual hull', () => {
   });
 
   it('uses the azimuths it is given instead of equal steps', async () => {
-    // Four of the eight views, named by angle: 0°, 45°, 90° and 180°.
-    const picked = [0, 1, 2, 4].map((i) => boxViews[i]);
-    const result = await generator.generate(picked, { heightMetres: 0.3, azimuthsDeg: [0, 45, 90, 180] });
+    // Eight photos at unequal steps, named by angle.
+    const azimuthsDeg = [0, 30, 90, 135, 180, 225, 270, 315];
+    const picked = await Promise.all(azimuthsDeg.map((a) => renderView(BOX, a, RENDER)));
+    const result = await generator.generate(picked, { heightMetres: 0.3, azimuthsDeg });
     expect(result.method).toBe('visual_hull');
     expect(relativeError(result.dimensions.width, 0.4)).toBeLessThan(0.05);
     expect(relativeError(result.dimensions.depth, 0.2)).toBeLessThan(0.05);
+    expect(result.quality?.coverage?.largest_gap_deg).toBeCloseTo(60, 0);
+  });
+
+  it('refuses a turntable of fewer than 8 photos: a hull from few photos agrees with almost anything', async () => {
+    const picked = [0, 1, 2, 4].map((i) => boxViews[i]);
+    const run = generator.generate(picked, { heightMetres: 0.3, azimuthsDeg: [0, 45, 90, 180] });
+    await expect(run).rejects.toMatchObject({ reason: 'poses_not_found', details: { views_placed: 4, views_needed: 8 } });
+  });
+
+  it('refuses photos that leave one side of the product unseen (partial_coverage)', async () => {
+    // Eight photos over the front half only: the back is never seen.
+    const azimuthsDeg = [0, 20, 40, 60, 80, 100, 120, 140].map((a) => a - 70);
+    const picked = await Promise.all(azimuthsDeg.map((a) => renderView(BOX, a, RENDER)));
+    const run = generator.generate(picked, { heightMetres: 0.3, azimuthsDeg });
+    await expect(run).rejects.toMatchObject({ reason: 'partial_coverage' });
+    const error = (await run.catch((e: unknown) => e)) as MediaError;
+    console.info('half turntable', error.message);
+    // The arc runs from the last photo round to the first; photos 4 and 5 (at -10° and 10°) face away from it.
+    expect(error.message).toMatch(/220\u00b0 arc, between photos (8 and 1|1 and 8) \(the side facing away from photo [45]\)/);
   });
 
   it('carves a box photographed from 20° above to within 5%', async () => {
@@ -132,7 +152,8 @@ describe('built-in generator: visual hull', () => {
 
   it('skips views with empty masks and carves from the rest', async () => {
     const blank = await blankMask(512, 512);
-    const views = boxViews.map((v, i) => (i === 3 ? { ...v, mask: blank } : v));
+    const nine = await renderTurntable(BOX, { ...RENDER, views: 9 });
+    const views = nine.map((v, i) => (i === 3 ? { ...v, mask: blank } : v));
     const result = await generator.generate(views, { heightMetres: 0.3 });
     expect(result.method).toBe('visual_hull');
     expect(relativeError(result.dimensions.width, 0.4)).toBeLessThan(0.05);
@@ -170,7 +191,10 @@ describe('built-in generator: relief card and failures', () => {
       pose_source: 'assumed',
       views_used: 1,
       views_total: 1,
+      coverage: null,
+      heldout_iou: null,
       silhouette_iou: null,
+      stereo_coverage: null,
       largest_piece: null,
       scale_source: 'given',
     });

@@ -4,6 +4,7 @@ import { MIN_MAT_VIEWS, recoverCamerasFromMat } from '../mat/mat-poses.js';
 import { recoverCamerasWithColmap } from '../poses/colmap-runner.js';
 import { refineElevatedScales } from './elevation-refine.js';
 import { checkAborted, resolveHints, type GenerateHints, type GenerateResult, type Generator, type GeneratorView, type ProgressFn, type ResolvedHints } from './generator.js';
+import { heldOutAgreement, requireCoverage, requireEnoughPlaced } from './heldout-gate.js';
 import { finishHull, type Dimensions } from './hull-model.js';
 import type { QualityPoseSource } from './model-quality.js';
 import { carvePosedHull, posedSamplers } from './posed-carve.js';
@@ -59,7 +60,10 @@ export function createBuiltinGenerator(): Generator {
             pose_source: poseSource,
             views_used: back ? 2 : 1,
             views_total: views.length,
+            coverage: null,
+            heldout_iou: null,
             silhouette_iou: null,
+            stereo_coverage: null,
             largest_piece: null,
             scale_source: resolved.heightMetres ? 'given' : 'assumed',
           },
@@ -141,11 +145,15 @@ async function generateTurntableHull(
     cams = await refineElevatedScales(views, cams, clipY, () => progress(5, 'carving'));
   }
   const details = { views_total: viewsTotal, views_usable: views.length };
+  // A turntable's views are all placed (by the given or assumed angles); they are judged like recovered ones.
+  requireEnoughPlaced(views.length, views.length, details);
   const bounds = hullBounds(views, cams, clipY);
   if (!bounds) throw new MediaError('inconsistent_views', 'The views do not bound the product from enough directions', details);
 
   await progress(10, 'carving');
   const posed = turntablePosedCameras(views, cams);
+  const centre = [0, 1, 2].map((a) => (bounds.min[a] + bounds.max[a]) / 2);
+  const coverage = requireCoverage(posed, centre, details);
   const grid = await carvePosedHull(posedSamplers(views, posed), bounds, {
     resolution: POSED_RESOLUTION,
     floorY: clipY[0],
@@ -158,9 +166,12 @@ async function generateTurntableHull(
       }
     },
   });
+  await progress(55, 'checking');
+  const heldOut = await heldOutAgreement({ views, cams: posed, box: bounds, floorY: clipY[0], ceilingY: clipY[1], centre });
   return finishHull(
     {
       grid,
+      gate: { coverage, heldOut },
       views,
       cams: posed,
       triangleBudget: hints.triangleBudget,

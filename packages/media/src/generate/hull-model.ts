@@ -6,6 +6,7 @@ import { textureHull } from './hull-texture.js';
 import { marchingCubes, type ScalarGrid } from './marching-cubes.js';
 import { simplifyToBudget } from './mesh-simplify.js';
 import { round3, type ModelQuality } from './model-quality.js';
+import { MIN_HELDOUT_IOU, type CameraCoverage, type HeldOutAgreement } from './heldout-gate.js';
 import { gateModel, MIN_LARGEST_PIECE, MIN_MEDIAN_IOU, silhouetteIoU } from './posed-gate.js';
 import type { PreparedView } from './prepared-view.js';
 
@@ -24,6 +25,8 @@ export interface HullModelInput {
   /** The views carved from, with their cameras in the grid's frame (y up): checked and textured. */
   views: readonly PreparedView[];
   cams: readonly PosedCamera[];
+  /** What the held-out gate measured before the surface (heldout-gate.ts): where the cameras stand, and agreement with left-out views. */
+  gate: { coverage: CameraCoverage; heldOut: HeldOutAgreement };
   /** Views kept out of carving, only measured against the model (tests). */
   heldOut?: { views: readonly PreparedView[]; cams: readonly PosedCamera[] };
   triangleBudget: number;
@@ -38,7 +41,7 @@ export interface HullModelInput {
    */
   alignFootprint: boolean;
   /** What the record says about how the cameras were had. */
-  origin: Pick<ModelQuality, 'method' | 'pose_source' | 'views_total' | 'stereo_coverage'>;
+  origin: Pick<ModelQuality, 'method' | 'pose_source' | 'views_total'> & { stereo_coverage?: number | null };
   /** Carried by every failure, for the job's record. */
   details?: Record<string, unknown>;
 }
@@ -71,16 +74,21 @@ export async function finishHull(input: HullModelInput, progress: Progress): Pro
   const quality: ModelQuality = {
     ...input.origin,
     views_used: views.length,
+    coverage: input.gate.coverage,
+    heldout_iou: input.gate.heldOut,
     silhouette_iou: { median: round3(gate.median), min: round3(gate.min) },
+    stereo_coverage: input.origin.stereo_coverage ?? null,
     largest_piece: round3(gate.largestPiece),
     scale_source: 'assumed',
   };
-  if (!gate.passed) {
+  const heldOutPassed = input.gate.heldOut.median >= MIN_HELDOUT_IOU;
+  if (!gate.passed || !heldOutPassed) {
     throw new MediaError(
       'inconsistent_views',
-      `The model does not agree with the photos closely enough to be trusted: silhouette IoU median ${quality.silhouette_iou!.median} ` +
-        `(at least ${MIN_MEDIAN_IOU} needed), largest piece ${quality.largest_piece} of the surface (at least ${MIN_LARGEST_PIECE}), ` +
-        `${views.length} of ${quality.views_total} photos used`,
+      `The model does not agree with the photos closely enough to be trusted: on ${input.gate.heldOut.views} photos left out of it, ` +
+        `silhouette IoU median ${input.gate.heldOut.median} (at least ${MIN_HELDOUT_IOU} needed); on the photos it was made from, ` +
+        `median ${quality.silhouette_iou!.median} (at least ${MIN_MEDIAN_IOU}); largest piece ${quality.largest_piece} of the surface ` +
+        `(at least ${MIN_LARGEST_PIECE}); ${views.length} of ${quality.views_total} photos used`,
       { ...details, quality },
     );
   }

@@ -10,10 +10,15 @@ export interface ModelQuality {
   pose_source: QualityPoseSource;
   views_used: number;
   views_total: number;
+  /** Where the cameras stood round the product (y up): the widest azimuth gap and the elevations. */
+  coverage: { largest_gap_deg: number; elevation_min_deg: number; elevation_max_deg: number } | null;
+  /** Agreement with photos the model was made without (leave one out, up to 8 views spread around). */
+  heldout_iou: { median: number; min: number; views: number } | null;
+  /** Agreement with the photos the model was made from. */
   silhouette_iou: { median: number; min: number } | null;
+  /** Share of the surface measured by multi-view stereo; null when stereo did not run. */
+  stereo_coverage: number | null;
   largest_piece: number | null;
-  /** Share of the surface measured by multi-view stereo (0..1); absent or null when stereo did not run. */
-  stereo_coverage?: number | null;
   scale_source: ScaleSource;
 }
 
@@ -24,7 +29,10 @@ export function importedQuality(): ModelQuality {
     pose_source: null,
     views_used: 0,
     views_total: 0,
+    coverage: null,
+    heldout_iou: null,
     silhouette_iou: null,
+    stereo_coverage: null,
     largest_piece: null,
     scale_source: 'file',
   };

@@ -67,7 +67,7 @@ describe.skipIf(!dir)('posed carving on the temple (real photos)', () => {
     // The temple's stone is textured: stereo measures most of it and opens the gaps between its columns.
     expect(result.quality).toMatchObject({ method: 'posed_stereo', pose_source: 'given', views_used: 16, views_total: 16, scale_source: 'given' });
     expect(result.quality.stereo_coverage).toBeGreaterThan(0.5);
-    expect(steps).toEqual(['carving', 'matching', 'meshing', 'texturing', 'storing_model']);
+    expect(steps).toEqual(['carving', 'checking', 'matching', 'meshing', 'texturing', 'storing_model']);
     expect(result.quality.largest_piece).toBeGreaterThanOrEqual(0.95);
     expect(result.quality.silhouette_iou!.median).toBeGreaterThanOrEqual(0.85);
     expect(result.dimensions.height).toBeCloseTo(0.16, 3);

@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { MediaError } from '../errors.js';
+import { killGroup, spawnInGroup } from '../process-group.js';
 import { scaleIntrinsics, type CameraRecovery, type PosedCamera } from './camera.js';
 import { parseColmapText, parsePointsTxt } from './colmap-model.js';
 
@@ -23,13 +23,31 @@ export interface ColmapOptions {
   /** Resident memory of any one step; the step is killed beyond it. */
   maxMemoryMb?: number;
   threads?: number;
-  /** One camera for every photo: true for one phone's photos and for video frames. */
+  /**
+   * One camera for every photo of one size (true, the default: one phone's photos, video frames), or one per
+   * photo (false). Photos of different sizes or orientations never share a camera.
+   */
   singleCamera?: boolean;
   signal?: AbortSignal;
   onStep?: (step: 'features' | 'matching' | 'mapping', done: number) => void | Promise<void>;
 }
 
 export const COLMAP_DEFAULTS = { maxImageSize: 1024, timeoutMs: 600_000, maxMemoryMb: 3072, threads: 2 } as const;
+
+/** Matching: guided by each pair's two-view geometry, which finds more true matches on few, far-apart photos. */
+const MATCHING = (threads: string) => ['--SiftMatching.use_gpu', '0', '--SiftMatching.num_threads', threads, '--SiftMatching.guided_matching', '1'];
+
+/**
+ * The mapper's thresholds, looser than COLMAP's defaults (made for large scenes of many photos): a product
+ * walk-around has 10-60 photos that overlap less. A view placed wrongly is still caught afterwards: the
+ * held-out gate refuses a model whose cameras disagree with the photos.
+ */
+const RELAXED_MAPPER = [
+  '--Mapper.init_min_num_inliers', '50',
+  '--Mapper.init_min_tri_angle', '8',
+  '--Mapper.abs_pose_min_num_inliers', '15',
+  '--Mapper.abs_pose_min_inlier_ratio', '0.15',
+];
 
 const TAIL_CHARS = 2000;
 const MEMORY_POLL_MS = 250;
@@ -59,19 +77,19 @@ async function runStep(run: ToolRun, args: string[]): Promise<{ seconds: number;
   if (remaining <= 0) throw new MediaError('processing_limit', 'Camera recovery ran out of time', { step: args[0] });
   run.signal?.throwIfAborted();
   return new Promise((resolve, reject) => {
-    const child = spawn(run.colmap, args, {
+    const child = spawnInGroup(run.colmap, args, {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let tail = '';
     let peakMb = 0;
     let killedFor: 'time' | 'memory' | 'abort' | null = null;
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
       tail = (tail + chunk.toString('utf8')).slice(-TAIL_CHARS);
     });
     const kill = (why: 'time' | 'memory' | 'abort') => {
       if (killedFor) return;
       killedFor = why;
-      child.kill('SIGKILL');
+      killGroup(child);
     };
     const timer = setTimeout(() => kill('time'), remaining);
     const poll = setInterval(() => {
@@ -149,7 +167,11 @@ export async function recoverCamerasWithColmap(input: RecoveryInput, options: Co
         continue;
       }
       const meta = await sharp(input.images[view], { autoOrient: true }).metadata();
-      const name = `v${String(view).padStart(4, '0')}.jpg`;
+      // One folder per photo size: COLMAP gives each folder its own camera, so portrait and landscape photos
+      // (and two phones) in one capture each get intrinsics of their own instead of being skipped.
+      const folder = `${image.info.width}x${image.info.height}`;
+      await mkdir(join(imageDir, folder), { recursive: true });
+      const name = `${folder}/v${String(view).padStart(4, '0')}.jpg`;
       await writeFile(join(imageDir, name), image.data);
       sizes.set(name, {
         view,
@@ -172,7 +194,7 @@ export async function recoverCamerasWithColmap(input: RecoveryInput, options: Co
       'feature_extractor',
       '--database_path', database,
       '--image_path', imageDir,
-      '--ImageReader.single_camera', options.singleCamera === false ? '0' : '1',
+      ...(options.singleCamera === false ? ['--ImageReader.single_camera_per_image', '1'] : ['--ImageReader.single_camera_per_folder', '1']),
       '--ImageReader.camera_model', 'SIMPLE_RADIAL',
       '--SiftExtraction.use_gpu', '0',
       '--SiftExtraction.max_image_size', String(maxSide),
@@ -184,9 +206,9 @@ export async function recoverCamerasWithColmap(input: RecoveryInput, options: Co
     await step(
       'matching',
       options.matcher === 'sequential'
-        ? ['sequential_matcher', '--database_path', database, '--SiftMatching.use_gpu', '0', '--SiftMatching.num_threads', threads,
-           '--SequentialMatching.overlap', '10']
-        : ['exhaustive_matcher', '--database_path', database, '--SiftMatching.use_gpu', '0', '--SiftMatching.num_threads', threads],
+        ? ['sequential_matcher', '--database_path', database, ...MATCHING(threads), '--SequentialMatching.overlap', '10',
+           '--SequentialMatching.quadratic_overlap', '1']
+        : ['exhaustive_matcher', '--database_path', database, ...MATCHING(threads)],
     );
     await options.onStep?.('matching', sizes.size);
     const sparse = join(work, 'sparse');
@@ -200,6 +222,7 @@ export async function recoverCamerasWithColmap(input: RecoveryInput, options: Co
         '--Mapper.num_threads', threads,
         // Shop captures are small: a 6-photo model is still a model (COLMAP's default drops models under 10).
         '--Mapper.min_model_size', '3',
+        ...RELAXED_MAPPER,
       ]);
     } catch (error) {
       // The mapper exits non-zero when it finds no initial pair: nothing registered, which is an answer.
@@ -208,22 +231,39 @@ export async function recoverCamerasWithColmap(input: RecoveryInput, options: Co
     await options.onStep?.('mapping', sizes.size);
 
     // Several disconnected models may come out; the largest is the product (the rest are stray pairs).
-    let best: PosedCamera[] = [];
-    let points: Float32Array | undefined;
-    for (const model of (await readdir(sparse)).sort()) {
-      const text = join(work, `text-${model}`);
+    const readModel = async (path: string, label: string) => {
+      const text = join(work, `text-${label}`);
       await mkdir(text);
-      await runStep(run, ['model_converter', '--input_path', join(sparse, model), '--output_path', text, '--output_type', 'TXT']);
+      await runStep(run, ['model_converter', '--input_path', path, '--output_path', text, '--output_type', 'TXT']);
       const cameras = parseColmapText(
         await readFile(join(text, 'cameras.txt'), 'utf8'),
         await readFile(join(text, 'images.txt'), 'utf8'),
         (name) => sizes.get(name)?.view,
       );
-      if (cameras.length > best.length) {
-        best = cameras;
-        points = parsePointsTxt(await readFile(join(text, 'points3D.txt'), 'utf8'));
+      return { cameras, text };
+    };
+    let best: PosedCamera[] = [];
+    let bestPath: string | null = null;
+    let bestText: string | null = null;
+    for (const model of (await readdir(sparse)).sort()) {
+      const { cameras, text } = await readModel(join(sparse, model), model);
+      if (cameras.length > best.length) [best, bestPath, bestText] = [cameras, join(sparse, model), text];
+    }
+    // A second pass for the photos the mapper left out: registered against the finished model with looser
+    // thresholds, then everything adjusted together. A photo that still does not fit stays out.
+    if (bestPath && best.length >= 3 && best.length < sizes.size) {
+      const again = join(work, 'registered');
+      await mkdir(again);
+      try {
+        await step('registering', ['image_registrator', '--database_path', database, '--input_path', bestPath, '--output_path', again, ...RELAXED_MAPPER]);
+        await step('adjusting', ['bundle_adjuster', '--input_path', again, '--output_path', again]);
+        const second = await readModel(again, 'registered');
+        if (second.cameras.length > best.length) [best, bestText] = [second.cameras, second.text];
+      } catch (error) {
+        if (!(error instanceof MediaError && error.reason === 'tool_failed')) throw error;
       }
     }
+    const points = bestText ? parsePointsTxt(await readFile(join(bestText, 'points3D.txt'), 'utf8')) : undefined;
     const byView = new Map([...sizes.values()].map((s) => [s.view, s]));
     const cameras = best.map((cam) => {
       const size = byView.get(cam.view)!;
@@ -242,9 +282,9 @@ export function colmapAvailable(colmapPath = 'colmap'): Promise<boolean> {
   let probe = probeCache.get(colmapPath);
   if (!probe) {
     probe = new Promise<boolean>((resolve) => {
-      const child = spawn(colmapPath, ['help'], { stdio: 'ignore' });
+      const child = spawnInGroup(colmapPath, ['help'], { stdio: 'ignore' });
       const timer = setTimeout(() => {
-        child.kill('SIGKILL');
+        killGroup(child);
         resolve(false);
       }, 10_000);
       child.on('error', () => {

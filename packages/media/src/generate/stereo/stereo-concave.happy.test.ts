@@ -48,7 +48,7 @@ describe('stereo beyond the hull on a synthetic bowl (true cameras)', () => {
       if (steps.at(-1) !== step) steps.push(step);
     });
     console.log('bowl generated', result.quality, result.dimensions);
-    expect(steps).toEqual(['carving', 'matching', 'meshing', 'texturing', 'storing_model']);
+    expect(steps).toEqual(['carving', 'checking', 'matching', 'meshing', 'texturing', 'storing_model']);
     expect(result.quality.method).toBe('posed_stereo');
     expect(result.quality.stereo_coverage).toBeGreaterThan(0.5);
     expect(result.quality.largest_piece).toBeGreaterThanOrEqual(0.99);

@@ -17,7 +17,7 @@ let web: FixtureServer;
 
 beforeAll(async () => {
   web = await startFixtureServer();
-  for (let i = 0; i < 4; i++) web.set(`/view-${i}.jpg`, await productPhoto(640, 480, { r: 40 + i * 30, g: 120, b: 180 }), 'image/jpeg');
+  for (let i = 0; i < 8; i++) web.set(`/view-${i}.jpg`, await productPhoto(640, 480, { r: 40 + i * 30, g: 120, b: 180 }), 'image/jpeg');
   t = await createTestApp({ ...TEST_ALLOW, PLINTH_GENERATOR_TRIANGLES: '2000' });
   registerJobHandlers(t.deps);
   await t.deps.jobs.start();
@@ -32,7 +32,7 @@ afterAll(async () => {
   await web?.close();
 });
 
-const views = () => [0, 1, 2, 3].map((i) => web.url(`/view-${i}.jpg`));
+const views = () => [0, 1, 2, 3, 4, 5, 6, 7].map((i) => web.url(`/view-${i}.jpg`));
 const settled = (app: TestApp, key: string, id: string) =>
   waitFor(async () => {
     const p = (await app.app.inject({ method: 'GET', url: `/v1/products/${id}`, headers: bearer(key) })).json();
@@ -89,7 +89,7 @@ describe('capture and dimensions on create', () => {
     const p = await settled(noColmap, noColmap.org.secret_key, created.id);
     expect(p.model_status, JSON.stringify(p.error)).toBe('ready');
     expect(p.source.capture).toEqual({ kind: 'turntable' });
-    expect(p.model.quality).toMatchObject({ method: 'turntable_hull', pose_source: 'assumed', views_used: 4, views_total: 4, scale_source: 'given' });
+    expect(p.model.quality).toMatchObject({ method: 'turntable_hull', pose_source: 'assumed', views_used: 8, views_total: 8, scale_source: 'given' });
     // Checked against its photos like any carved model.
     expect(p.model.quality.silhouette_iou.median).toBeGreaterThanOrEqual(0.85);
     expect(p.model.quality.largest_piece).toBeGreaterThanOrEqual(0.95);

@@ -44,7 +44,7 @@ let work: string;
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'plinth-gen-'));
   web = await startFixtureServer();
-  for (let i = 0; i < 4; i++) web.set(`/view-${i}.jpg`, await productPhoto(640 + i * 20, 480, { r: 40 + i * 30, g: 120, b: 180 }), 'image/jpeg');
+  for (let i = 0; i < 8; i++) web.set(`/view-${i}.jpg`, await productPhoto(640 + i * 20, 480, { r: 40 + i * 30, g: 120, b: 180 }), 'image/jpeg');
   const video = join(work, 'spin.mp4');
   for (let i = 0; i < SPIN_FRAMES; i++) writeFileSync(join(work, `spin-${String(i).padStart(3, '0')}.png`), await spinFrame(i));
   execFileSync('ffmpeg', ['-v', 'error', '-framerate', '10', '-i', join(work, 'spin-%03d.png'), '-pix_fmt', 'yuv420p', '-y', video]);
@@ -77,7 +77,7 @@ async function heightOf(glb: Buffer): Promise<number> {
 
 describe('generation end to end', () => {
   it('image URLs become a ready generated model that passes the validator, with USDZ', async () => {
-    const created = await quoteAndCommit(t, t.org.secret_key, { image_urls: [0, 1, 2, 3].map((i) => web.url(`/view-${i}.jpg`)), capture: { kind: 'turntable' } });
+    const created = await quoteAndCommit(t, t.org.secret_key, { image_urls: [0, 1, 2, 3, 4, 5, 6, 7].map((i) => web.url(`/view-${i}.jpg`)), capture: { kind: 'turntable' } });
     const p = await settledModel(created.id);
     expect(p.model_status, JSON.stringify(p.error)).toBe('ready');
     expect(p.model.origin).toBe('generated');

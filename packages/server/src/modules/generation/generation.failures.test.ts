@@ -91,7 +91,7 @@ describe('generation failures end in failed with a refund', () => {
     await expectRefunded(org.org_id);
   });
 
-  it('fewer than 3 registered views', { timeout: 300_000 }, async () => {
+  it('too few placed views (2 of 5; at least 8 are needed)', { timeout: 300_000 }, async () => {
     const org = await t.bootstrap({ credits: 100 });
     const urls = [web.url('/pair-0.jpg'), web.url('/pair-1.jpg'), ...[0, 1, 2].map((i) => web.url(`/disc-${i}.jpg`))];
     const created = await quoteAndCommit(t, org.secret_key, { image_urls: urls });

@@ -104,7 +104,10 @@ const externalQuality = (views: number): ModelQualityRecord => ({
   pose_source: null,
   views_used: views,
   views_total: views,
+  coverage: null,
+  heldout_iou: null,
   silhouette_iou: null,
+  stereo_coverage: null,
   largest_piece: null,
   scale_source: 'assumed',
 });

@@ -17,6 +17,7 @@ export function imageJson(i: ImageRecord, storage: BlobStore) {
     image_review_status: i.reviewStatus,
     settings: i.settings,
     cutout: cutoutOf(i),
+    compliance: i.compliance,
     error: i.error,
     created_at: i.createdAt,
     updated_at: i.updatedAt,
@@ -47,14 +48,21 @@ const IMPORTED_QUALITY: ModelQualityRecord = {
   pose_source: null,
   views_used: 0,
   views_total: 0,
+  coverage: null,
+  heldout_iou: null,
   silhouette_iou: null,
+  stereo_coverage: null,
   largest_piece: null,
   scale_source: 'file',
 };
 
+const NOT_MEASURED = { coverage: null, heldout_iou: null, stereo_coverage: null } as const;
+
 /** The quality a stored model is served with; models stored before quality existed get the imported or no record. */
 export function servedQuality(m: StoredModel): ModelQualityRecord | null {
-  return m.quality ?? (m.origin === 'imported' ? IMPORTED_QUALITY : null);
+  // Records stored before the held-out gate lack its fields: they are served as not measured.
+  if (m.quality) return { ...NOT_MEASURED, ...m.quality };
+  return m.origin === 'imported' ? IMPORTED_QUALITY : null;
 }
 
 export function modelUrl(p: ProductRecord, storage: BlobStore): string | null {

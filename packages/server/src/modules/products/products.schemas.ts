@@ -24,6 +24,27 @@ export const CutoutSchema = Type.Object(
   { title: 'Cutout', description: 'How the cut-out of this image went; null until the image is analysed, or when it failed.' },
 );
 
+const ComplianceCode = Type.Union(['size', 'fill', 'background', 'format', 'bytes', 'not_cropped', 'cutout'].map((s) => Type.Literal(s)));
+
+export const ComplianceSchema = Type.Object(
+  {
+    preset: Type.Union([Type.String(), Type.Null()], { description: 'the preset checked against; null: only the generic checks (not_cropped, cutout)' }),
+    passed: Type.Boolean(),
+    checks: Type.Array(
+      Type.Object({
+        code: ComplianceCode,
+        passed: Type.Boolean(),
+        measured: Type.Unknown({ description: 'what the finished file (or the cut-out) shows' }),
+        required: Type.Unknown({ description: "what the channel's rule asks for" }),
+      }),
+    ),
+  },
+  {
+    title: 'Compliance',
+    description: "Whether the finished image meets its channel's rules, measured on the finished pixels and the cut-out, never read from the settings; null until the image is finished with its current settings.",
+  },
+);
+
 export const ImageSchema = Type.Object(
   {
     image_id: Str,
@@ -40,6 +61,7 @@ export const ImageSchema = Type.Object(
     image_review_status: ReviewStatusSchema,
     settings: Type.Object({}, { additionalProperties: true }),
     cutout: Nullable(CutoutSchema),
+    compliance: Nullable(ComplianceSchema),
     error: Problem,
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -73,7 +95,20 @@ export const ModelQualitySchema = Type.Object(
     pose_source: Nullable(Type.Union(['sfm', 'mat', 'given', 'assumed'].map((s) => Type.Literal(s)))),
     views_used: Type.Integer({ minimum: 0 }),
     views_total: Type.Integer({ minimum: 0 }),
-    silhouette_iou: Nullable(Type.Object({ median: Type.Number(), min: Type.Number() })),
+    coverage: Nullable(
+      Type.Object(
+        { largest_gap_deg: Type.Number(), elevation_min_deg: Type.Number(), elevation_max_deg: Type.Number() },
+        { description: 'Where the placed cameras stood round the product: the widest azimuth gap between neighbours and the elevations (degrees).' },
+      ),
+    ),
+    heldout_iou: Nullable(
+      Type.Object(
+        { median: Type.Number(), min: Type.Number(), views: Type.Integer({ minimum: 0 }) },
+        { description: 'Silhouette agreement with photos the model was made without (leave one out, up to 8 views spread around); the gate needs a median of 0.85.' },
+      ),
+    ),
+    silhouette_iou: Nullable(Type.Object({ median: Type.Number(), min: Type.Number() }, { description: 'Agreement with the photos the model was made from.' })),
+    stereo_coverage: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Share of the surface measured by multi-view stereo; null when stereo did not run.' })),
     largest_piece: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
     scale_source: Type.Union(['given', 'mat', 'assumed', 'file'].map((s) => Type.Literal(s))),
   },
@@ -167,11 +202,11 @@ export const CustomId = Type.String({ minLength: 1, maxLength: 200 });
 
 export const CreateBodySchema = Type.Object(
   {
-    image_urls: Type.Optional(Type.Array(Url, { minItems: 1, maxItems: 24 })),
+    image_urls: Type.Optional(Type.Array(Url, { minItems: 1, maxItems: 60 })),
     video_url: Type.Optional(Url),
     source_url: Type.Optional(Url),
     model_url: Type.Optional(Url),
-    image_paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { minItems: 1, maxItems: 24 })),
+    image_paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { minItems: 1, maxItems: 60 })),
     model_path: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'A GLB model uploaded with POST /v1/uploads; imported like model_url.' })),
     resume_token: Type.Optional(Type.String({ minLength: 1, maxLength: 8192 })),
     title: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
@@ -194,4 +229,7 @@ export const ListQuerySchema = {
   model_status: Repeated(Type.String({ enum: ['none', 'queued', 'generating', 'ready', 'failed'] })),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   custom_id: Type.Optional(CustomId),
+  channel_ready: Type.Optional(
+    Type.Boolean({ description: "false: products with an image whose finished file failed a check of its preset (see an image's compliance); true: none such" }),
+  ),
 };

@@ -1,3 +1,4 @@
+import type { Compliance } from '@plinth/media';
 export type ProductStatus = 'draft' | 'published' | 'archived';
 export type ModelStatus = 'none' | 'queued' | 'generating' | 'ready' | 'failed';
 export type ReviewStatus = 'pending' | 'accepted' | 'rejected';
@@ -44,7 +45,10 @@ export interface ModelQualityRecord {
   pose_source: 'sfm' | 'mat' | 'given' | 'assumed' | null;
   views_used: number;
   views_total: number;
+  coverage: { largest_gap_deg: number; elevation_min_deg: number; elevation_max_deg: number } | null;
+  heldout_iou: { median: number; min: number; views: number } | null;
   silhouette_iou: { median: number; min: number } | null;
+  stereo_coverage: number | null;
   largest_piece: number | null;
   scale_source: 'given' | 'mat' | 'assumed' | 'file';
 }
@@ -98,6 +102,8 @@ export interface ImageRecord {
   analysis: Record<string, unknown> | null;
   sourceUrl: string | null;
   error: ProblemInfo | null;
+  /** The compliance of the last finishing with the image's own settings (DESIGN section 16). */
+  compliance: Compliance | null;
   createdAt: string;
   updatedAt: string;
 }

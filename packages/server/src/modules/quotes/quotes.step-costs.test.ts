@@ -38,7 +38,7 @@ const slowMachine: Generator = {
 
 beforeAll(async () => {
   web = await startFixtureServer();
-  for (let i = 0; i < 4; i++) web.set(`/view-${i}.jpg`, await productPhoto(320, 240, { r: 40 + i * 30, g: 120, b: 180 }), 'image/jpeg');
+  for (let i = 0; i < 8; i++) web.set(`/view-${i}.jpg`, await productPhoto(320, 240, { r: 40 + i * 30, g: 120, b: 180 }), 'image/jpeg');
   t = await createTestApp(TEST_ALLOW, { clock });
   registerIngestJobs(t.deps);
   registerProductJobs(t.deps);
@@ -51,7 +51,7 @@ afterAll(async () => {
   await web?.close();
 });
 
-const views = () => [0, 1, 2, 3].map((i) => web.url(`/view-${i}.jpg`));
+const views = () => [0, 1, 2, 3, 4, 5, 6, 7].map((i) => web.url(`/view-${i}.jpg`));
 
 async function estimate(body: Record<string, unknown>): Promise<number> {
   const res = await t.app.inject({ method: 'POST', url: '/v1/products', headers: bearer(t.org.secret_key), payload: body });
@@ -63,8 +63,8 @@ describe('estimated_seconds from measured step costs', () => {
   it('starts from the prior and moves toward what a completed generation measured', { timeout: 120_000 }, async () => {
     const body = { image_urls: views(), capture: { kind: 'walkaround' }, generate_model: true };
     const before = await estimate(body);
-    // The prior: 5 s to fetch, 2 s per photo to cut out, then the model's steps (4 photos through COLMAP).
-    expect(before).toBe(Math.round(5 + 4 * PRIOR_COSTS.cutting_out + PRIOR_COSTS.fetching + 4 * PRIOR_COSTS.finding_cameras + PRIOR_COSTS.carving + PRIOR_COSTS.texturing + PRIOR_COSTS.storing_model));
+    // The prior: 5 s to fetch, 2 s per photo to cut out, then the model's steps (8 photos through COLMAP).
+    expect(before).toBe(Math.round(5 + 8 * PRIOR_COSTS.cutting_out + PRIOR_COSTS.fetching + 8 * PRIOR_COSTS.finding_cameras + PRIOR_COSTS.carving + 8 * PRIOR_COSTS.checking + PRIOR_COSTS.texturing + PRIOR_COSTS.storing_model));
 
     const created = await quoteAndCommit(t, t.org.secret_key, { image_urls: views(), capture: { kind: 'turntable' }, generate_model: true });
     const product = await waitFor(async () => {
@@ -76,8 +76,8 @@ describe('estimated_seconds from measured step costs', () => {
     const costs = await loadStepCosts(t.deps.database.db);
     // One measurement counts for a third against the prior: 100 s per photo measured, 2.5 s assumed.
     const oneThird = (prior: number, measured: number) => prior + (measured - prior) / PRIOR_FADES_AFTER - 1e-9;
-    expect(costs.finding_cameras).toBeGreaterThanOrEqual(oneThird(PRIOR_COSTS.finding_cameras, STEP_SECONDS.finding_cameras / 4));
-    expect(costs.finding_cameras).toBeLessThan(oneThird(PRIOR_COSTS.finding_cameras, STEP_SECONDS.finding_cameras / 4) + 5);
+    expect(costs.finding_cameras).toBeGreaterThanOrEqual(oneThird(PRIOR_COSTS.finding_cameras, STEP_SECONDS.finding_cameras / 8));
+    expect(costs.finding_cameras).toBeLessThan(oneThird(PRIOR_COSTS.finding_cameras, STEP_SECONDS.finding_cameras / 8) + 5);
     expect(costs.carving).toBeGreaterThanOrEqual(oneThird(PRIOR_COSTS.carving, STEP_SECONDS.carving));
     expect(costs.texturing).toBeGreaterThanOrEqual(oneThird(PRIOR_COSTS.texturing, STEP_SECONDS.texturing));
     // Steps the job went through without the clock jumping were measured too, and are short.
@@ -86,11 +86,11 @@ describe('estimated_seconds from measured step costs', () => {
     expect(rows.every((r) => Number(r.samples) === 1)).toBe(true);
 
     const after = await estimate(body);
-    const measured = 5 + 4 * costs.cutting_out + costs.fetching + 4 * costs.finding_cameras + costs.carving + costs.texturing + costs.storing_model;
+    const measured = 5 + 8 * costs.cutting_out + costs.fetching + 8 * costs.finding_cameras + costs.carving + 8 * costs.checking + costs.texturing + costs.storing_model;
     expect(after).toBe(Math.round(measured));
     expect(after).toBeGreaterThan(before + 200);
     // The turntable path skips the cameras, and its estimate says so.
-    expect(await estimate({ ...body, capture: { kind: 'turntable' } })).toBeLessThan(after - 4 * costs.finding_cameras + 1);
+    expect(await estimate({ ...body, capture: { kind: 'turntable' } })).toBeLessThan(after - 8 * costs.finding_cameras + 1);
   });
 });
 

@@ -7,7 +7,7 @@ import type { Executor } from '../../db.js';
  * them up for the work it prices; until a step has been measured a few times, its cost leans on a
  * prior (the step costs measured on a 2-core machine when the pipeline was written).
  */
-export type MeasuredStep = 'fetching' | 'cutting_out' | 'finding_cameras' | 'carving' | 'texturing' | 'storing_model';
+export type MeasuredStep = 'fetching' | 'cutting_out' | 'finding_cameras' | 'carving' | 'checking' | 'texturing' | 'storing_model';
 
 /** Per photo for the steps that handle each photo on its own; per job for the ones that build one model. */
 export const STEP_UNITS: Record<MeasuredStep, 'view' | 'job'> = {
@@ -15,6 +15,8 @@ export const STEP_UNITS: Record<MeasuredStep, 'view' | 'job'> = {
   cutting_out: 'view',
   finding_cameras: 'view',
   carving: 'job',
+  // The held-out check carves once per left-out view (up to 8) from all the others: it grows with the photos.
+  checking: 'view',
   texturing: 'job',
   storing_model: 'job',
 };
@@ -25,6 +27,7 @@ export const PRIOR_COSTS: Readonly<Record<MeasuredStep, number>> = Object.freeze
   cutting_out: 2,
   finding_cameras: 2.5,
   carving: 8,
+  checking: 0.5,
   texturing: 5,
   storing_model: 1,
 });
@@ -96,6 +99,7 @@ const MEASURED_AS: Record<string, MeasuredStep> = {
   matching: 'carving',
   meshing: 'carving',
   simplifying: 'carving',
+  checking: 'checking',
   texturing: 'texturing',
   writing_model: 'texturing',
   storing_model: 'storing_model',
