@@ -41,7 +41,7 @@ export interface HullModelInput {
    */
   alignFootprint: boolean;
   /** What the record says about how the cameras were had. */
-  origin: Pick<ModelQuality, 'method' | 'pose_source' | 'views_total'>;
+  origin: Pick<ModelQuality, 'method' | 'pose_source' | 'views_total'> & { stereo_coverage?: number | null };
   /** Carried by every failure, for the job's record. */
   details?: Record<string, unknown>;
 }
@@ -52,7 +52,7 @@ type Progress = (percent: number, step: string) => Promise<void>;
 
 /**
  * The model from a carved grid, or `inconsistent_views` when nothing is left or the model fails the check.
- * Progress: 'texturing' at 60, 'storing_model' at 90 (carving comes before, up to 55).
+ * Progress: 'texturing' at 70, 'storing_model' at 90 (carving, and for posed captures stereo, come before).
  */
 export async function finishHull(input: HullModelInput, progress: Progress): Promise<HullModel> {
   const { views, details } = input;
@@ -69,7 +69,7 @@ export async function finishHull(input: HullModelInput, progress: Progress): Pro
   }
   const heldOutIous = (input.heldOut?.views ?? []).map((view, k) => silhouetteIoU(mesh, view, heldOutCams[k]));
 
-  await progress(60, 'texturing');
+  await progress(70, 'texturing');
   const gate = gateModel(mesh, views, cams);
   const quality: ModelQuality = {
     ...input.origin,
@@ -77,7 +77,7 @@ export async function finishHull(input: HullModelInput, progress: Progress): Pro
     coverage: input.gate.coverage,
     heldout_iou: input.gate.heldOut,
     silhouette_iou: { median: round3(gate.median), min: round3(gate.min) },
-    stereo_coverage: null,
+    stereo_coverage: input.origin.stereo_coverage ?? null,
     largest_piece: round3(gate.largestPiece),
     scale_source: 'assumed',
   };

@@ -6,9 +6,12 @@ import type { PreparedView } from './prepared-view.js';
 import { DECODE_CONCURRENCY, mapLimit } from '../util/map-limit.js';
 import { bleedColours } from './texture-bleed.js';
 import { triangleNormal } from './triangle-normal.js';
+import { rasterDepth, type DepthRange } from './stereo/hull-depth.js';
 
 // Texturing by projection: every triangle takes its colour from the view that faces it
-// most squarely (largest normal · direction to camera), and its UVs are simply its
+// most squarely (largest normal · direction to camera) among the views that really see it
+// (nothing of the model in front of it: tested against the model's depth in that view,
+// which matters once stereo has opened concavities), and its UVs are simply its
 // projection into that photo. The atlas is therefore a mosaic of photo crops, one tile
 // per view that won any triangle, so the texture is the photographs themselves rather
 // than a resampled unwrap. Vertices on the border between two views' triangles are
@@ -26,6 +29,12 @@ const BLEED_PASSES = 16;
 /** Weight of the triangle's side of the axis when choosing its view; see textureHull. */
 const RADIAL_PULL = 0.2;
 const JPEG_QUALITY = 88;
+/** Longest side of the depth images the occlusion test draws the model into. */
+const OCCLUSION_SIDE = 320;
+/** A triangle is hidden in a view when the model lies in front of it by more than this share of its depth. */
+const OCCLUSION_TOLERANCE = 0.01;
+/** Exposure gains between photos are kept within these bounds. */
+const GAIN_RANGE = [0.75, 1.33] as const;
 
 interface Tile {
   view: number;
@@ -51,6 +60,10 @@ export async function textureHull(
   // Direction from the product towards each camera.
   const toCamera = cams.map((cam) => normalize(cameraCentre(cam)));
 
+  const depths = cams.map((cam) => {
+    const scale = Math.min(1, OCCLUSION_SIDE / Math.max(cam.width, cam.height));
+    return rasterDepth(mesh, cam, Math.max(1, Math.round(cam.width * scale)), Math.max(1, Math.round(cam.height * scale)));
+  });
   const faceNormals = new Float64Array(triangleCount * 3);
   const chart = new Int32Array(triangleCount);
   for (let t = 0; t < triangleCount; t++) {
@@ -63,8 +76,9 @@ export async function textureHull(
     const rx = positions[a * 3] + positions[b * 3] + positions[c * 3];
     const rz = positions[a * 3 + 2] + positions[b * 3 + 2] + positions[c * 3 + 2];
     const radial = Math.hypot(rx, rz) || 1;
-    let best = 0;
-    let bestScore = -Infinity;
+    // The best view that sees the triangle; the best of all when none does (a sliver every view misses).
+    let [best, bestScore, bestSeen, bestSeenScore] = [0, -Infinity, -1, -Infinity];
+    const centroid = [0, 1, 2].map((k) => (positions[a * 3 + k] + positions[b * 3 + k] + positions[c * 3 + k]) / 3);
     for (let k = 0; k < viewCount; k++) {
       const d = toCamera[k];
       const score = nx * d[0] + ny * d[1] + nz * d[2] + (RADIAL_PULL * (rx * d[0] + rz * d[2])) / radial;
@@ -72,8 +86,12 @@ export async function textureHull(
         bestScore = score;
         best = k;
       }
+      if (score > bestSeenScore && score > 0 && sees(depths[k], cams[k], centroid)) {
+        bestSeenScore = score;
+        bestSeen = k;
+      }
     }
-    chart[t] = best;
+    chart[t] = bestSeen >= 0 ? bestSeen : best;
   }
 
   // One output vertex per (input vertex, chart) pair in use.
@@ -117,6 +135,18 @@ export async function textureHull(
 }
 
 const clamp = (v: number, lo: number, hi: number) => (v < lo ? lo : v > hi ? hi : v);
+
+/** Whether the point is in the view's frame with nothing of the model in front of it (the nearest of 2×2 depth pixels). */
+function sees(depth: DepthRange, cam: PosedCamera, p: readonly number[]): boolean {
+  const [px, py, z] = projectPoint(cam, p[0], p[1], p[2]);
+  if (!(z > 0)) return false;
+  const x = (px * depth.width) / cam.width - 0.5;
+  const y = (py * depth.height) / cam.height - 0.5;
+  if (x < 0 || y < 0 || x >= depth.width - 1 || y >= depth.height - 1) return false;
+  const i = Math.floor(y) * depth.width + Math.floor(x);
+  const front = Math.max(depth.near[i], depth.near[i + 1], depth.near[i + depth.width], depth.near[i + depth.width + 1]);
+  return !(z > front * (1 + OCCLUSION_TOLERANCE));
+}
 
 /** The triangle's unit normal; zero for degenerate triangles. */
 function faceNormal(p: Float32Array, a: number, b: number, c: number): [number, number, number] {
@@ -193,7 +223,7 @@ function layoutTiles(items: { view: number; crop: Tile['crop'] }[], size: number
 }
 
 async function composeAtlas(tiles: readonly Tile[], views: readonly PreparedView[], size: number): Promise<Buffer> {
-  const pieces = await mapLimit(tiles, DECODE_CONCURRENCY, async (tile) => {
+  const decoded = await mapLimit(tiles, DECODE_CONCURRENCY, async (tile) => {
     const view = views[tile.view];
     const [rgb, coverage] = await Promise.all([
       sharp(view.image, { autoOrient: true })
@@ -211,6 +241,15 @@ async function composeAtlas(tiles: readonly Tile[], views: readonly PreparedView
         .raw()
         .toBuffer(),
     ]);
+    return { rgb, coverage, tile };
+  });
+  // Exposure balanced between photos: each tile's product scaled to the median brightness of all of them.
+  const means = decoded.map(({ rgb, coverage }) => productBrightness(rgb, coverage));
+  const lit = means.filter((m) => m > 0).sort((p, q) => p - q);
+  const target = lit[Math.floor(lit.length / 2)] ?? 0;
+  const pieces = decoded.map(({ rgb, coverage, tile }, k) => {
+    const gain = means[k] > 0 && target > 0 ? clamp(target / means[k], GAIN_RANGE[0], GAIN_RANGE[1]) : 1;
+    if (Math.abs(gain - 1) > 0.01) for (let i = 0; i < rgb.length; i++) rgb[i] = Math.min(255, Math.round(rgb[i] * gain));
     bleedColours(rgb, coverage, tile.width, tile.height, BLEED_PASSES);
     return { input: rgb, raw: { width: tile.width, height: tile.height, channels: 3 as const }, left: tile.left, top: tile.top };
   });
@@ -229,4 +268,16 @@ function maskCrop(view: PreparedView, crop: Tile['crop']): Tile['crop'] {
     width: Math.max(1, Math.min(view.maskWidth - left, Math.round(crop.width * view.maskScaleX))),
     height: Math.max(1, Math.min(view.maskHeight - top, Math.round(crop.height * view.maskScaleY))),
   };
+}
+
+/** Mean grey level of the product's pixels in a tile (0 when it has none). */
+function productBrightness(rgb: Buffer, coverage: Buffer): number {
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < coverage.length; i++) {
+    if (coverage[i] < 128) continue;
+    sum += (rgb[i * 3] + rgb[i * 3 + 1] + rgb[i * 3 + 2]) / 3;
+    count++;
+  }
+  return count ? sum / count : 0;
 }

@@ -1,26 +1,34 @@
 import { setImmediate as nextTick } from 'node:timers/promises';
 import { MediaError } from '../errors.js';
-import type { CameraRecovery } from '../poses/camera.js';
+import type { CameraRecovery, PosedCamera } from '../poses/camera.js';
+import { round3 } from './model-quality.js';
 import { finishHull, type Dimensions, type HullModel } from './hull-model.js';
 import { carvePosedHull, fillSmallHoles, insideBox, posedSamplers, type Box3 } from './posed-carve.js';
 import { heldOutAgreement, misplacedViews, requireCoverage, requireEnoughPlaced } from './heldout-gate.js';
 import { directionToCameraFrame, findFloor, modelFrame } from './posed-frame.js';
 import type { PreparedView } from './prepared-view.js';
+import { marchingCubes, type ScalarGrid } from './marching-cubes.js';
+import { carveWithStereo, stereoCoverage } from './stereo/stereo-surface.js';
 import { groundInModelFrame } from '../mat/mat-ground.js';
 import { masksWithoutMat } from '../mat/mat-mask.js';
 
 // The built-in generator for captures with real cameras (recovered by structure from motion or the mat, or
-// given): level the cameras into the product's frame, carve with their perspective projections, then the
-// steps every carved model shares (hull-model.ts: surface, check against every photo, texture, scale).
+// given): level the cameras into the product's frame, carve with their perspective projections, open what
+// the hull cannot see with multi-view stereo (stereo/), then the steps every carved model shares
+// (hull-model.ts: surface, check against every photo, texture, scale).
 
 const COARSE_RESOLUTION = 48;
 export const POSED_RESOLUTION = 128;
+/** Less of the surface measured by stereo than this, and the model is the hull's: stereo did not shape it. */
+export const MIN_STEREO_COVERAGE = 0.35;
 
 export interface PosedOptions {
   triangleBudget: number;
   textureSize: number;
   dimensions?: Dimensions | null;
   resolution?: number;
+  /** Multi-view stereo beyond the hull (default on); off gives the visual hull alone. */
+  stereo?: boolean;
   /** Photos placed by the cameras but kept out of carving, to measure the model on views it never saw. */
   heldOut?: ReadonlySet<number>;
 }
@@ -112,28 +120,52 @@ export async function generatePosedHull(
     onSlab: async (done, total) => {
       if (done % 8 === 0) {
         await nextTick();
-        await progress(5 + (50 * done) / total, 'carving');
+        await progress(5 + (33 * done) / total, 'carving');
       }
     },
   });
-  await progress(55, 'checking');
-  const carvedCams = frame.cameras.filter((_, k) => carving(k));
-  const heldOut = await heldOutAgreement({ views: masks, cams: carvedCams, box, floorY: floorY ?? undefined, centre });
+  await progress(40, 'checking');
+  const cams = frame.cameras.filter((_, k) => carving(k));
+  const heldOut = await heldOutAgreement({ views: masks, cams, box, floorY: floorY ?? undefined, centre });
+  const surface = options.stereo === false ? null : await stereoSurface(grid, views, cams, progress);
   return finishHull(
     {
-      grid,
+      grid: surface?.grid ?? grid,
       gate: { coverage, heldOut },
       views,
-      cams: frame.cameras.filter((_, k) => carving(k)),
+      cams,
       heldOut: { views: placed.filter((v) => options.heldOut?.has(v.index)), cams: frame.cameras.filter((_, k) => !carving(k)) },
       triangleBudget: options.triangleBudget,
       textureSize: options.textureSize,
       dimensions: options.dimensions,
       metresPerUnit: ground?.metresPerUnit ?? null,
       alignFootprint: true,
-      origin: { method: 'posed_hull', pose_source: recovery.source, views_total: recovery.viewsTotal },
+      origin: {
+        method: surface?.grid ? 'posed_stereo' : 'posed_hull',
+        pose_source: recovery.source,
+        views_total: recovery.viewsTotal,
+        stereo_coverage: surface?.coverage ?? null,
+      },
       details,
     },
     progress,
   );
+}
+
+/**
+ * The hull's grid with stereo's free space carved out (progress 42-65 'matching', then 'meshing'), and the
+ * share of its surface stereo measured; the grid is null when stereo measured too little of the surface to
+ * shape it (no texture, glare): the hull stands.
+ */
+async function stereoSurface(
+  hull: ScalarGrid,
+  views: readonly PreparedView[],
+  cams: readonly PosedCamera[],
+  progress: Progress,
+): Promise<{ grid: ScalarGrid | null; coverage: number }> {
+  await progress(42, 'matching');
+  const stereo = await carveWithStereo(hull, views, cams, { onDepthMap: (done, total) => progress(42 + (23 * done) / total, 'matching') });
+  await progress(65, 'meshing');
+  const coverage = round3(stereoCoverage(marchingCubes(stereo.grid), stereo.grid, stereo.measured));
+  return { grid: coverage >= MIN_STEREO_COVERAGE ? stereo.grid : null, coverage };
 }

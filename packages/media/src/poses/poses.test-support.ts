@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
 import type { Mat3, PosedCamera, Vec3 } from './camera.js';
 
 /**
@@ -36,4 +37,15 @@ export function templeCameras(dir: string): { names: string[]; cameras: PosedCam
     };
   });
   return { names, cameras };
+}
+
+/** The temple stands on black cloth: a brightness threshold is a fair cut-out for it. */
+export async function templeMask(png: Buffer): Promise<Buffer> {
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const mask = Buffer.alloc(info.width * info.height);
+  for (let i = 0; i < mask.length; i++) {
+    const [r, g, b] = [data[i * 3], data[i * 3 + 1], data[i * 3 + 2]];
+    mask[i] = Math.max(r, g, b) > 70 && r > b + 15 ? 255 : 0;
+  }
+  return sharp(mask, { raw: { width: info.width, height: info.height, channels: 1 } }).median(5).png().toBuffer();
 }

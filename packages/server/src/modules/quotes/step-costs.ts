@@ -95,6 +95,9 @@ const MEASURED_AS: Record<string, MeasuredStep> = {
   carving: 'carving',
   building_card: 'carving',
   extracting_surface: 'carving',
+  // Stereo beyond the hull: part of making the surface, timed with the carving.
+  matching: 'carving',
+  meshing: 'carving',
   simplifying: 'carving',
   checking: 'checking',
   texturing: 'texturing',
