@@ -21,6 +21,19 @@ export interface ApiKey {
   last_used_at: string | null;
 }
 
+export interface ArCallToAction {
+  title: string;
+  subtitle?: string;
+  /** as the shop writes it, e.g. "$129" */
+  price?: string;
+  button_label: string;
+  /**
+   * https only; opened on a tap
+   * Format: uri.
+   */
+  url: string;
+}
+
 export interface Capture {
   /** auto (default): cameras recovered from the photos; turntable: given or equal angles; walkaround: recovered, photos taken around the product */
   kind: "auto" | "turntable" | "walkaround";
@@ -91,6 +104,13 @@ export interface EmbedProduct {
   } | null;
   /** model-viewer settings saved with PATCH /v1/products/{id}/model, defaults filled in. */
   viewer: EmbedViewer;
+  variants: Array<{
+    name: string;
+  }>;
+  /** one USDZ per variant, name -> URL */
+  usdz_variants: {
+    [key: string]: string;
+  };
 }
 
 /** model-viewer settings saved with PATCH /v1/products/{id}/model, defaults filled in. */
@@ -100,6 +120,14 @@ export interface EmbedViewer {
   camera_orbit: string | null;
   environment: string;
   auto_rotate: boolean;
+  default_variant: string | null;
+  variant_picker: boolean;
+  hotspots: Array<Hotspot>;
+  show_dimensions: boolean;
+  units: "metric" | "imperial" | null;
+  ar_placement: "floor" | "wall";
+  ar_scale: "auto" | "fixed";
+  ar_call_to_action: ArCallToAction | null;
 }
 
 /** Every non-2xx answer has this shape. */
@@ -158,6 +186,19 @@ export interface Health {
   };
 }
 
+export interface Hotspot {
+  /** unique within the model */
+  id: string;
+  /** [x, y, z] on the model, in the model’s metres */
+  position: Array<number>;
+  /** the surface direction at the point, [x, y, z] */
+  normal: Array<number>;
+  /** the button’s accessible name */
+  label: string;
+  /** shown when the hotspot is opened */
+  text?: string;
+}
+
 export interface Image {
   image_id: string;
   url: string | null;
@@ -212,6 +253,14 @@ export interface Model {
   bytes: number | null;
   settings: {
     [key: string]: unknown;
+  };
+  /** KHR_materials_variants of the model, in the file’s order; empty when it has none */
+  variants: Array<{
+    name: string;
+  }>;
+  /** one USDZ per variant, name -> URL (Quick Look cannot switch variants); empty without variants */
+  usdz_variants: {
+    [key: string]: string;
   };
   origin: "imported" | "generated";
   quality: ModelQuality | null;
@@ -385,6 +434,22 @@ export interface ViewerSettings {
   environment?: string;
   /** turn the model slowly until the shopper touches it */
   auto_rotate?: boolean;
+  /** a name from model.variants; the first one shown */
+  default_variant?: string | null;
+  /** show the accessible variant picker; default false */
+  variant_picker?: boolean;
+  /** at most 20 */
+  hotspots?: Array<Hotspot>;
+  /** draw width, height and depth on the model; default false */
+  show_dimensions?: boolean;
+  /** default from the browser’s locale (imperial for en-US) */
+  units?: "metric" | "imperial" | null;
+  /** default floor */
+  ar_placement?: "floor" | "wall";
+  /** fixed: the shopper cannot resize the product in AR; default auto */
+  ar_scale?: "auto" | "fixed";
+  /** AR Quick Look’s banner on iOS and a button on Android */
+  ar_call_to_action?: ArCallToAction | null;
 }
 
 export interface WebhookAttempt {
@@ -1099,7 +1164,7 @@ export interface Operations {
   /**
    * Update the model (viewer settings, or replace it by a new model_url)
    *
-   * Update the model (viewer settings, or replace it by a new model_url).
+   * `settings` merge into the saved ones (null removes a field, a list replaces the saved list). `settings.default_variant` must name one of `model.variants`; hotspot ids must be unique; an unknown variant or a repeated id is 422 naming the path. A rescale moves `settings.hotspots` with the model.
    */
   "PATCH /v1/products/{id}/model": {
     path: {

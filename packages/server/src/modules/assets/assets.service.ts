@@ -8,9 +8,10 @@ import { modelReplacementQueued, productChanged } from '../products/products.lif
 import { servedQuality } from '../products/products.json.js';
 import { findProduct, updateImageRow } from '../products/products.repo.js';
 import type { ProductRecord, StoredModel, ViewerSettings } from '../products/products.types.js';
-import { storeModel, storedModel } from '../ingest/ingest-model.js';
+import { modelFileKeys, storeModel, storedModel } from '../ingest/ingest-model.js';
 import { ingestModelJob } from '../ingest/ingest.jobs.js';
 import { mergeSettings, settingsProblem, type ImageSettingsInput } from './settings.schemas.js';
+import { mergeViewerSettings, scaleHotspots, viewerSettingsProblems } from './viewer-features.schemas.js';
 
 export async function updateImage(
   deps: Deps,
@@ -65,7 +66,9 @@ export async function updateModel(
     let model: StoredModel | undefined;
     if (body.settings) {
       if (!product.model) throw new AppError('conflict', 'The product has no model yet.', { reason: 'no_model' });
-      model = { ...product.model, settings: { ...product.model.settings, ...body.settings } };
+      const problems = viewerSettingsProblems(body.settings, product.model.variants ?? []);
+      if (problems.length) throw validationFailed(problems);
+      model = { ...product.model, settings: mergeViewerSettings(product.model.settings, body.settings) };
     }
     if (body.model_url) {
       if (product.modelStatus === 'queued' || product.modelStatus === 'generating') {
@@ -116,12 +119,21 @@ export async function rescale(
     // The model keeps how it was made; its size is now the one the caller gave.
     const quality = servedQuality(current.model);
     const model = { ...storedModel(keys, result, current.model, current.model.origin), quality: quality && { ...quality, scale_source: 'given' as const } };
+    // Hotspots sit on the model's surface: they move with it.
+    const factor = current.model.dimensions && result.dimensions ? rescaleFactor(current.model.dimensions, result.dimensions) : 1;
+    if (model.settings.hotspots) model.settings = { ...model.settings, hotspots: scaleHotspots(model.settings.hotspots, factor) };
     await productChanged(deps, trx, productId, { model }, at);
     const rescaled = (await findProduct(trx, productId, [product.orgId]))!;
     // A retried rescale must not scale twice: its idempotency record commits with the new model.
     await effect?.(trx, rescaled);
     return rescaled;
   });
-  await Promise.allSettled([deps.storage.delete(previous.glbKey), previous.usdzKey ? deps.storage.delete(previous.usdzKey) : Promise.resolve()]);
+  await Promise.allSettled(modelFileKeys(previous).map((key) => deps.storage.delete(key)));
   return updated;
+}
+
+/** The uniform factor a rescale applied, read back from the largest side (the most precise one). */
+function rescaleFactor(before: { width: number; height: number; depth: number }, after: { width: number; height: number; depth: number }): number {
+  const axis = (['width', 'height', 'depth'] as const).reduce((a, b) => (before[b] > before[a] ? b : a));
+  return before[axis] > 0 ? after[axis] / before[axis] : 1;
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ShopperViewerSettings } from './viewer-features.schemas.js';
 
 /** Per-image finishing settings (DESIGN section 3); absent fields take the defaults at export time. */
 export const ImageSettingsSchema = Type.Object(
@@ -18,6 +19,7 @@ export const ViewerSettingsSchema = Type.Object(
     camera_orbit: Type.Optional(Type.String({ maxLength: 100, pattern: '^[-0-9.a-z%\\s]+$', description: 'model-viewer camera-orbit, e.g. "30deg 75deg 2m"' })),
     environment: Type.Optional(Type.String({ maxLength: 100, pattern: '^[a-z0-9-]+$', description: 'named lighting environment, e.g. "neutral"' })),
     auto_rotate: Type.Optional(Type.Boolean({ description: 'turn the model slowly until the shopper touches it' })),
+    ...ShopperViewerSettings,
   },
   { additionalProperties: false, title: 'ViewerSettings' },
 );

@@ -15,13 +15,26 @@ export async function storeModel(deps: Deps, product: ProductRecord, model: Proc
   const usdzKey = browserAssetKey(product, '.usdz');
   await deps.storage.put(glbKey, model.glb, { contentType: 'model/gltf-binary' });
   await deps.storage.put(usdzKey, model.usdz, { contentType: 'model/vnd.usdz+zip' });
-  return { glbKey, usdzKey };
+  // Quick Look cannot switch variants: each one gets its own USDZ.
+  const usdzVariantKeys: Record<string, string> = {};
+  for (const variant of model.usdzVariants ?? []) {
+    const key = browserAssetKey(product, '.usdz');
+    await deps.storage.put(key, Buffer.from(variant.usdz), { contentType: 'model/vnd.usdz+zip' });
+    usdzVariantKeys[variant.name] = key;
+  }
+  return { glbKey, usdzKey, usdzVariantKeys };
 }
 
-export function storedModel(keys: { glbKey: string; usdzKey: string }, model: ProcessedModel, previous: StoredModel | null, origin: StoredModel['origin']): StoredModel {
+/** Every file a stored model (or a set of keys just written) owns, for deleting them together. */
+export const modelFileKeys = (m: { glbKey: string; usdzKey: string | null; usdzVariantKeys?: Record<string, string> }) =>
+  [m.glbKey, m.usdzKey, ...Object.values(m.usdzVariantKeys ?? {})].filter((k): k is string => !!k);
+
+export function storedModel(keys: { glbKey: string; usdzKey: string; usdzVariantKeys?: Record<string, string> }, model: ProcessedModel, previous: StoredModel | null, origin: StoredModel['origin']): StoredModel {
   return {
     glbKey: keys.glbKey,
     usdzKey: keys.usdzKey,
+    variants: model.variants ?? [],
+    usdzVariantKeys: keys.usdzVariantKeys ?? {},
     decision: previous?.decision ?? 'pending',
     dimensions: model.dimensions,
     triangles: model.triangles,
@@ -74,6 +87,6 @@ export async function ingestModel(deps: Deps, product: ProductRecord, job: Model
   });
   if (poster && !applied) await deps.storage.delete(poster).catch(() => undefined);
   // Whichever model nothing points at any more loses its files: the replaced one, or this one if unwanted.
-  const orphan = applied ? (job.replaces === null ? null : { glbKey: job.replaces, usdzKey: product.model?.usdzKey ?? null }) : keys;
-  if (orphan) await Promise.allSettled([deps.storage.delete(orphan.glbKey), orphan.usdzKey ? deps.storage.delete(orphan.usdzKey) : Promise.resolve()]);
+  const orphan = applied ? (job.replaces === null ? null : { glbKey: job.replaces, usdzKey: product.model?.usdzKey ?? null, usdzVariantKeys: product.model?.usdzVariantKeys }) : keys;
+  if (orphan) await Promise.allSettled(modelFileKeys(orphan).map((key) => deps.storage.delete(key)));
 }

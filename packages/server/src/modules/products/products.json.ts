@@ -92,6 +92,9 @@ export function productJson(p: ProductRecord, storage: BlobStore) {
           triangles: m.triangles,
           bytes: m.bytes,
           settings: m.settings,
+          variants: (m.variants ?? []).map((name) => ({ name })),
+          // Belongs under model.delivery (section 14) once that exists: one USDZ per variant.
+          usdz_variants: usdzVariantUrls(m, storage),
           origin: m.origin,
           quality: servedQuality(m),
           // Models stored before warnings existed get them from their stored size.
@@ -118,4 +121,9 @@ export function publicProjection(p: ProductRecord, storage: BlobStore) {
     thumbnail_url: p.thumbnailKey ? storage.publicUrl(p.thumbnailKey) : null,
     model_status: p.modelStatus,
   };
+}
+
+/** name -> public URL of that variant's USDZ; empty without variants. */
+export function usdzVariantUrls(m: StoredModel, storage: BlobStore): Record<string, string> {
+  return Object.fromEntries(Object.entries(m.usdzVariantKeys ?? {}).map(([name, key]) => [name, storage.publicUrl(key)]));
 }

@@ -112,6 +112,8 @@ export const ModelSchema = Type.Object(
     triangles: Nullable(Type.Integer()),
     bytes: Nullable(Type.Integer()),
     settings: Type.Object({}, { additionalProperties: true }),
+    variants: Type.Array(Type.Object({ name: Str }), { description: 'KHR_materials_variants of the model, in the file’s order; empty when it has none' }),
+    usdz_variants: Type.Record(Str, Str, { description: 'one USDZ per variant, name -> URL (Quick Look cannot switch variants); empty without variants' }),
     origin: Type.Union([Type.Literal('imported'), Type.Literal('generated')]),
     quality: Nullable(ModelQualitySchema),
     warnings: Type.Array(ModelWarningSchema, {
