@@ -2,6 +2,7 @@ import { ArTracker, type ArMode } from './features/ar.js';
 import { beaconQueue, watchView, type BeaconQueue } from './features/beacons.js';
 import { loadProduct, resolveApiBase, type EmbedProduct, type FailureReason } from './features/loading.js';
 import { DesktopAr } from './features/qr.js';
+import { mountViewerFeatures, type ViewerFeatures } from './features/viewer-features.js';
 import { SHADOW_HTML } from './shadow.js';
 
 export type ServiceModelState = 'empty' | 'loading' | 'ready' | 'error';
@@ -63,7 +64,7 @@ export interface ServiceModelElement {
  * Every entry point is wrapped so that nothing this element does can throw into the host page.
  */
 export class ServiceModelElement extends HTMLElement {
-  static readonly observedAttributes = ['product-id', 'publishable-key', 'api-base'];
+  static readonly observedAttributes = ['product-id', 'publishable-key', 'api-base', 'variant'];
 
   private ui: Ui | null = null;
   private current: Shown | null = null;
@@ -73,6 +74,7 @@ export class ServiceModelElement extends HTMLElement {
   private abort: AbortController | null = null;
   private stopView: (() => void) | null = null;
   private ar: ArTracker | null = null;
+  private features: ViewerFeatures | null = null;
 
   get productId(): string | null {
     return this.getAttribute('product-id');
@@ -129,7 +131,9 @@ export class ServiceModelElement extends HTMLElement {
     });
   }
 
-  attributeChangedCallback(_name: string, previous: string | null, value: string | null): void {
+  attributeChangedCallback(name: string, previous: string | null, value: string | null): void {
+    // A variant switches the look of the model on screen; nothing is fetched again.
+    if (name === 'variant') return this.safely(() => this.features?.setVariant(value));
     if (previous !== value && this.isConnected) this.safely(() => this.schedule());
   }
 
@@ -201,6 +205,8 @@ export class ServiceModelElement extends HTMLElement {
     this.abort?.abort();
     this.stopView?.();
     this.stopView = null;
+    this.features?.dispose();
+    this.features = null;
     this.current = null;
     const productId = this.productId?.trim();
     const key = this.publishableKey?.trim();
@@ -236,6 +242,9 @@ export class ServiceModelElement extends HTMLElement {
     viewer.toggleAttribute('auto-rotate', settings.auto_rotate);
     const unchanged = viewer.src === product.model_url && (viewer as { loaded?: boolean }).loaded;
     set('src', product.model_url);
+    // The section 18 events are typed by the beacon module as the server learns them; they go through the same queue.
+    const send = shown.beacons.add.bind(shown.beacons) as (type: string, productId: string) => void;
+    this.features = mountViewerFeatures(this, this.ui!.frame, viewer, product, (type) => send(type, shown.productId));
     this.setState('loading');
     // The same model already on screen sends no new `load`.
     if (unchanged) this.onModelLoad();
@@ -286,6 +295,8 @@ export class ServiceModelElement extends HTMLElement {
     this.abort?.abort();
     this.stopView?.();
     this.stopView = null;
+    this.features?.dispose();
+    this.features = null;
     this.current = null;
     if (this.ui) this.setState('error', MESSAGES[reason], RETRYABLE.has(reason));
     console.warn(`[service-model] ${productId ?? '(no product-id)'}: ${message}`);
