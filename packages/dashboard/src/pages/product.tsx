@@ -7,6 +7,7 @@ import { IN_FLIGHT, type ImageSettings, type ModelWarning, type Product, type Pr
 import { CopyButton } from '../components/copy-button';
 import { useTitle } from '../components/use-title';
 import { ModelViewer } from '../components/model-viewer';
+import { ViewerPanel } from '../components/viewer-panel';
 import { Badge, ErrorBox, Loading, Progress } from '../components/states';
 import { modelLabel, modelTone, reviewTone, stepLabel, statusTone } from '../components/status';
 
@@ -67,6 +68,7 @@ function ProductView({ product: p }: { product: Product }) {
       )}
       <Review product={p} />
       <ModelSection product={p} />
+      <ViewerPanel product={p} />
       <Snippet product={p} />
     </>
   );
