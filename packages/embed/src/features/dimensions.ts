@@ -16,7 +16,8 @@ export function defaultUnits(language = navigator.language): Units {
 export function formatLength(metres: number, units: Units): string {
   if (units === 'imperial') {
     const inches = metres / 0.0254;
-    return inches < 36 ? `${inches.toFixed(1)} in` : `${Math.floor(inches / 12)} ft ${Math.round(inches % 12)} in`;
+    const whole = Math.round(inches);
+    return inches < 36 ? `${inches.toFixed(1)} in` : `${Math.floor(whole / 12)} ft ${whole % 12} in`;
   }
   return metres < 1 ? `${(metres * 100).toFixed(1)} cm` : `${metres.toFixed(2)} m`;
 }
