@@ -32,6 +32,7 @@ export class Variants {
   }
 
   /** A name the model does not have falls back to the default variant, then to the file's own look. */
+  /** byShopper: the picker or the `variant` attribute after the model is shown, which sends `variant_change`. */
   pick(wanted: string | null, byShopper = false): void {
     const names = this.ctx.product.variants.map((v) => v.name);
     const name = [wanted, this.ctx.product.viewer.default_variant].find((n) => n && names.includes(n)) ?? null;

@@ -79,7 +79,8 @@ export function mountViewerFeatures(host: HTMLElement, frame: HTMLElement, viewe
   variants.pick(host.getAttribute('variant'));
   iosSrc(variants.current);
   return {
-    setVariant: (name) => variants.pick(name),
+    // A shop's own swatches set the attribute: that is the shopper's change too.
+    setVariant: (name) => variants.pick(name, true),
     dispose: () => undo.forEach((fn) => fn()),
   };
 }
