@@ -86,7 +86,7 @@ function bootstrapArgs(opts) {
  * options.env: extra environment (e.g. { PLINTH_RATE_LIMITS: 'on' } to measure the limiter).
  * options.nodeArgs: flags for the server's node (e.g. ['--cpu-prof', '--cpu-prof-dir=DIR'] to profile it).
  *
- * Returns { url, port, dataDir, env, keys, demoSecretKey, bootstrap(opts), stop() }; `keys` is the
+ * Returns { url, port, pid, dataDir, env, keys, demoSecretKey, bootstrap(opts), stop() }; `keys` is the
  * bootstrap JSON ({ org_id, user_id, secret_key, project_id, publishable_key }) or null.
  */
 export async function startPlinth(options = {}) {
@@ -113,6 +113,7 @@ export async function startPlinth(options = {}) {
   return {
     url,
     port,
+    pid: server.child.pid,
     dataDir: dir.path,
     env,
     keys,

@@ -46,6 +46,7 @@ process.on('message', (message: ToChild) => {
     else waiting.reject(Object.assign(new Error(message.error?.message ?? 'fetch failed'), { name: message.error?.name ?? 'Error' }));
   }
 });
-// Without its parent there is nobody to answer: leave rather than linger as an orphan.
+// Without its parent there is nobody to answer: leave rather than linger as an orphan, and take the tools this
+// child started with it (exit kills their process groups: see process-group.ts).
 process.on('disconnect', () => process.exit(0));
 send({ type: 'ready', pid: process.pid });

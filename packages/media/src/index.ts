@@ -66,19 +66,37 @@ export { captureMatPdf, MAT_CAPTION } from './mat/mat-pdf.js';
 export { recoverCamerasFromMat, MIN_MAT_VIEWS } from './mat/mat-poses.js';
 
 // Renders and finishing.
-export { renderTurntable, type RenderOptions } from './render/renders.js';
+export { descendants, killAllGroups, killGroup, killTree, spawnInGroup, treeMemoryMb } from './process-group.js';
+export { closeRenderer, renderTurntable, type RenderOptions } from './render/renders.js';
+export { RENDERS_PER_BROWSER, WarmRenderer, type RenderJob } from './render/warm-renderer.js';
 export {
   finishImage,
   resolveSettings,
   settingsCacheKey,
   DEFAULT_SIZE,
   DEFAULT_SETTINGS,
+  MIN_SIDE,
+  MAX_SIDE,
+  MIN_FILL,
+  MAX_FILL,
+  type CanvasSize,
   type FinishInput,
   type FinishedImage,
   type ImageFormat,
   type ImageSettings,
+  type ImageSettingsInput,
   type ShadowStyle,
 } from './finish/finish.js';
+export { PRESETS, PRESET_NAMES, isPresetName, type Preset, type PresetName } from './finish/presets.js';
+export {
+  evaluateCompliance,
+  failedCodes,
+  COMPLIANCE_CODES,
+  type Compliance,
+  type ComplianceCheck,
+  type ComplianceCode,
+  type FinishMeasurements,
+} from './finish/compliance.js';
 
 // The sandbox's table of operations (names, inputs, outputs) and the child's message protocol.
 export {

@@ -7,6 +7,7 @@ import type { Success } from './core/request.js';
 
 export type {
   ApiKey,
+  Compliance,
   CreatedApiKey,
   ErrorEnvelope,
   Health as HealthReport,

@@ -129,7 +129,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   registerIdempotency(app, deps);
   registerCors(app, deps, BROWSER_ROUTES, EMBED_ROUTES);
 
-  await app.register(healthRoutes(deps, VERSION));
+  await app.register(healthRoutes(deps, VERSION, auth));
   // Only sign-in and sign-out set cookies: the plugin (and the onSend hook it adds) lives in their scope, not
   // on every request. Cookies are parsed only where a session can be used (see http/auth.ts).
   await app.register(async (scope) => {

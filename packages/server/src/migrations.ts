@@ -2,10 +2,12 @@ import { idempotencyPrincipalMigration } from './http/idempotency.migration.js';
 import { analyticsMigration, beaconEventRowKeyMigration } from './modules/analytics/analytics.migration.js';
 import { exportsMigration } from './modules/export/export.migration.js';
 import { productsMigration } from './modules/products/products.migration.js';
+import { imageComplianceMigration } from './modules/products/image-compliance.migration.js';
 import { stepCostsMigration } from './modules/quotes/quotes.migration.js';
 import { uploadsMigration, uploadsPrivateMigration, uploadsUsedByMigration } from './modules/uploads/uploads.migration.js';
 import { webhooksMigration } from './modules/webhooks/webhooks.migration.js';
 import { together, type MigrationSet } from './platform/db/migrations.js';
+import { workersMigration } from './platform/jobs/workers.migration.js';
 
 /**
  * Every module's migrations, in the order they run after the platform's own. Each area keeps its
@@ -21,4 +23,6 @@ export const MODULE_MIGRATIONS: MigrationSet = (dialect) => ({
   '0007_uploads_used_by': uploadsUsedByMigration,
   '0008_step_costs': stepCostsMigration,
   '0009_beacon_event_row_key': beaconEventRowKeyMigration(dialect),
+  '0010_workers': workersMigration,
+  '0012_image_compliance': imageComplianceMigration,
 });

@@ -21,7 +21,8 @@ function workspace() {
   }
 }
 
-const start = () => execFileSync(process.execPath, [SCRIPT, repo], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const start = (...flags: string[]) =>
+  execFileSync(process.execPath, [SCRIPT, ...flags, repo], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const runs = (name: string) => readFileSync(join(repo, 'packages', name, 'dist', 'runs'), 'utf8').length;
 
 describe('npm start builds only what changed', () => {
@@ -40,5 +41,17 @@ describe('npm start builds only what changed', () => {
     utimesSync(join(repo, 'packages/b/src/index.ts'), future, future);
     start();
     expect([runs('a'), runs('b')]).toEqual([1, 2]);
+  });
+
+  it('a full build (npm run build, npm ci) leaves the marks a start checks, so the first start builds nothing', () => {
+    rmSync(join(repo, 'packages'), { recursive: true, force: true });
+    workspace();
+    start('--all');
+    expect([runs('a'), runs('b')]).toEqual([1, 1]);
+    start();
+    expect([runs('a'), runs('b')]).toEqual([1, 1]);
+    // --all builds even what is current.
+    start('--all');
+    expect([runs('a'), runs('b')]).toEqual([2, 2]);
   });
 });

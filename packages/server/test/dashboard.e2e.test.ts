@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { DASHBOARD_DIR } from '../src/modules/dashboard-web/dashboard-web.routes.js';
@@ -55,7 +55,7 @@ async function audit(name: string) {
 }
 
 /** Desk and phone screenshots, as palette PNGs so each stays small enough to commit. */
-async function shoot(name: string) {
+async function shoot(name: string, focus?: Locator) {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });
   for (const [w, h] of [
@@ -64,6 +64,8 @@ async function shoot(name: string) {
   ]) {
     await page.setViewportSize({ width: w, height: h });
     await page.waitForTimeout(300);
+    // A part further down the page is brought into view, as a person would scroll to it.
+    if (focus) await focus.evaluate((el) => el.scrollIntoView({ block: 'center' }));
     const png = await page.screenshot();
     writeFileSync(join(SHOTS, `${name}-${w}.png`), await sharp(png).png({ palette: true, quality: 90, effort: 8, compressionLevel: 9 }).toBuffer());
   }
@@ -214,6 +216,26 @@ describe.skipIf(!ready)('the dashboard in Chromium', { timeout: 300_000 }, () =>
     expect(byPosition[0].settings.background).toBe('#1f6f4a');
     await audit('product');
     await shoot('product');
+  });
+
+  it('checks an image against Amazon: the failed rule in words, and the products filter finds it', async () => {
+    const productUrl = page.url();
+    await page.getByRole('combobox', { name: 'Channel' }).selectOption('amazon_main');
+    await page.getByRole('slider', { name: /Product fills/ }).fill('0.81');
+    await page.getByRole('button', { name: 'Save review' }).click();
+    await page.getByRole('status').getByText('Review saved').waitFor();
+    await page.getByRole('button', { name: 'Check against the rules' }).click();
+    const report = page.getByRole('region', { name: /^Channel rules, image/ });
+    await report.getByText('The product fills 81% of the image; Amazon needs 85%.').waitFor({ timeout: 60_000 });
+    await report.getByText('1 rule failed').waitFor();
+    await audit('product-compliance');
+    await shoot('product-compliance', report);
+    await visit('Products', 'Products');
+    await page.getByLabel('Not channel-ready').check();
+    await expect.poll(() => page.getByRole('link', { name: /Oak chair/ }).count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByRole('link', { name: /Walnut side table/ }).count()).toBe(0);
+    await page.goto(productUrl);
+    await page.getByRole('heading', { level: 1, name: 'Oak chair' }).waitFor();
   });
 
   it('publishes a product with a ready model and copies its snippet', async () => {

@@ -19,6 +19,22 @@ export interface ImageSettings {
   shadow?: 'none' | 'soft' | 'hard' | 'contact';
   padding?: number;
   format?: 'jpeg' | 'png' | 'webp';
+  preset?: string | null;
+  fill?: number | null;
+  size?: { width: number; height: number } | null;
+}
+
+export interface ComplianceCheck {
+  code: 'size' | 'fill' | 'background' | 'format' | 'bytes' | 'not_cropped' | 'cutout';
+  passed: boolean;
+  measured: unknown;
+  required: unknown;
+}
+
+export interface Compliance {
+  preset: string | null;
+  passed: boolean;
+  checks: ComplianceCheck[];
 }
 
 export interface Cutout {
@@ -40,6 +56,7 @@ export interface ProductImage {
   settings: ImageSettings;
   error: { code: string; message: string } | null;
   cutout?: Cutout | null;
+  compliance?: Compliance | null;
 }
 
 export interface ModelQuality {

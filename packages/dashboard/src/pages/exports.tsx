@@ -6,6 +6,7 @@ import { useSession } from '../api/session';
 import type { List, Product } from '../api/types';
 import { Empty, ErrorBox, Loading, Pager } from '../components/states';
 import { useTitle } from '../components/use-title';
+import { PRESETS } from '../components/compliance';
 
 interface Queued {
   status: 'queued';
@@ -23,6 +24,8 @@ export function ExportsPage() {
   const [offset, setOffset] = useState(0);
   const [rejected, setRejected] = useState(false);
   const [email, setEmail] = useState(me.user.email);
+  const [preset, setPreset] = useState('');
+  const [strict, setStrict] = useState(false);
   useTitle('Exports');
   const products = useQuery({
     queryKey: ['products', 'export', orgId, offset],
@@ -35,6 +38,8 @@ export function ExportsPage() {
         ids: picked,
         image_review_status: rejected ? ['accepted', 'pending', 'rejected'] : ['accepted', 'pending'],
         notify_email: email,
+        preset: preset || undefined,
+        strict: preset && strict ? true : undefined,
       });
       const res = await fetch(url, { credentials: 'same-origin' });
       if (res.status === 202) return (await res.json()) as Queued;
@@ -102,6 +107,22 @@ export function ExportsPage() {
             <p>
               {picked.length} product{picked.length === 1 ? '' : 's'} selected (at most 200).
             </p>
+            <label className="field">
+              <span>Channel</span>
+              <select value={preset} onChange={(e) => setPreset(e.target.value)}>
+                <option value="">Each image's own settings</option>
+                {PRESETS.map((p) => (
+                  <option key={p.value} value={p.value}>
+                    {p.label}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label className="check">
+              <input type="checkbox" checked={strict} disabled={!preset} onChange={(e) => setStrict(e.target.checked)} /> Leave out images that break the
+              channel's rules
+            </label>
+            <p className="small muted">Every image's compliance, and the images that fail a rule, are listed in the ZIP's manifest.json.</p>
             <label className="check">
               <input type="checkbox" checked={rejected} onChange={(e) => setRejected(e.target.checked)} /> Include rejected images
             </label>

@@ -18,6 +18,7 @@ export function ProductsPage() {
   const [status, setStatus] = useState('');
   const [modelStatus, setModelStatus] = useState('');
   const [tag, setTag] = useState('');
+  const [notReady, setNotReady] = useState(false);
   const [offset, setOffset] = useState(0);
   useTitle('Products');
   // Typing waits for a pause before it asks the API.
@@ -29,7 +30,7 @@ export function ProductsPage() {
     return () => clearTimeout(t);
   }, [q]);
 
-  const query = { org_id: orgId, q: search, status, model_status: modelStatus, tag, limit: LIMIT, offset };
+  const query = { org_id: orgId, q: search, status, model_status: modelStatus, tag, channel_ready: notReady ? false : undefined, limit: LIMIT, offset };
   const products = useQuery({
     queryKey: ['products', query],
     queryFn: () => api<List<Product>>('/v1/products', { query }),
@@ -40,7 +41,7 @@ export function ProductsPage() {
     queryKey: ['tags', orgId],
     queryFn: () => api<List<{ tag: string; count: number }>>('/v1/products/tags', { query: { org_id: orgId, limit: 100 } }),
   });
-  const filtered = !!(search || status || modelStatus || tag);
+  const filtered = !!(search || status || modelStatus || tag || notReady);
 
   return (
     <>
@@ -83,6 +84,10 @@ export function ProductsPage() {
               </option>
             ))}
           </select>
+        </label>
+        <label className="check filter-check" title="Products with an image that failed a rule of its channel preset when last checked">
+          <input type="checkbox" checked={notReady} onChange={(e) => (setNotReady(e.target.checked), setOffset(0))} />
+          Not channel-ready
         </label>
       </div>
       {products.isPending ? (

@@ -9,7 +9,8 @@ export type Rgb = readonly [number, number, number];
 
 export interface Canvas {
   data: Buffer;
-  size: number;
+  width: number;
+  height: number;
   /** 3 over a solid colour; 4 (straight, not premultiplied, alpha) when transparent. */
   channels: 3 | 4;
 }
@@ -23,20 +24,20 @@ function div255(v: number): number {
   return (v + (v >> 8)) >> 8;
 }
 
-export function createCanvas(size: number, background: Rgb | null): Canvas {
-  if (background === null) return { data: Buffer.alloc(size * size * 4), size, channels: 4 };
-  const data = Buffer.allocUnsafe(size * size * 3);
+export function createCanvas(width: number, height: number, background: Rgb | null): Canvas {
+  if (background === null) return { data: Buffer.alloc(width * height * 4), width, height, channels: 4 };
+  const data = Buffer.allocUnsafe(width * height * 3);
   const [r, g, b] = background;
   // A single-byte fill is a plain memset; a 3-byte pattern is slower.
   if (r === g && g === b) data.fill(r);
   else data.fill(Buffer.from([r, g, b]));
-  return { data, size, channels: 3 };
+  return { data, width, height, channels: 3 };
 }
 
 /**
  * Enlarges the low-resolution shadow bilinearly and darkens the canvas with
- * it. Only the area the shadow covers is visited, and pixels the product will
- * cover completely are skipped. Bilinear is enough because the coverage is
+ * it, never outside `clip`. Only the area the shadow covers is visited, and
+ * pixels the product will cover completely are skipped. Bilinear is enough because the coverage is
  * already blurred far beyond the enlargement factor.
  */
 export function paintShadow(
@@ -45,26 +46,27 @@ export function paintShadow(
   background: Rgb | null,
   product: ProductPixels,
   at: Box,
+  clip: Box = { left: 0, top: 0, width: canvas.width, height: canvas.height },
 ): void {
-  const { coverage, side, opacity } = shadow;
-  const { data, size, channels } = canvas;
-  const area = coveredArea(coverage, side);
-  if (!area || side < 2) return;
+  const { coverage, width: mapWidth, height: mapHeight, scale, opacity } = shadow;
+  const { data, width, channels } = canvas;
+  const area = coveredArea(coverage, mapWidth, mapHeight);
+  if (!area || mapWidth < 2 || mapHeight < 2) return;
 
-  const k = side / size;
+  const k = 1 / scale;
   // Full-size rows/columns whose bilinear taps can reach a covered sample.
-  const xFrom = Math.max(0, Math.floor((area.left - 0.5) / k - 0.5));
-  const xTo = Math.min(size, Math.ceil((area.left + area.width + 0.5) / k + 0.5));
-  const yFrom = Math.max(0, Math.floor((area.top - 0.5) / k - 0.5));
-  const yTo = Math.min(size, Math.ceil((area.top + area.height + 0.5) / k + 0.5));
+  const xFrom = Math.max(clip.left, Math.floor((area.left - 0.5) / k - 0.5));
+  const xTo = Math.min(clip.left + clip.width, Math.ceil((area.left + area.width + 0.5) / k + 0.5));
+  const yFrom = Math.max(clip.top, Math.floor((area.top - 0.5) / k - 0.5));
+  const yTo = Math.min(clip.top + clip.height, Math.ceil((area.top + area.height + 0.5) / k + 0.5));
   if (xTo <= xFrom || yTo <= yFrom) return;
 
   // Horizontal taps and 8-bit weights per canvas column, shared by every row.
-  const tap = new Int32Array(size);
-  const weight = new Int32Array(size);
+  const tap = new Int32Array(width);
+  const weight = new Int32Array(width);
   for (let x = xFrom; x < xTo; x++) {
-    const sx = Math.min(side - 1, Math.max(0, (x + 0.5) * k - 0.5));
-    const x0 = Math.max(0, Math.min(side - 2, Math.floor(sx)));
+    const sx = Math.min(mapWidth - 1, Math.max(0, (x + 0.5) * k - 0.5));
+    const x0 = Math.max(0, Math.min(mapWidth - 2, Math.floor(sx)));
     tap[x] = x0;
     weight[x] = Math.round((sx - x0) * 256);
   }
@@ -79,17 +81,17 @@ export function paintShadow(
 
   const firstTap = tap[xFrom];
   const lastTap = tap[xTo - 1] + 1;
-  const column = new Int32Array(side);
+  const column = new Int32Array(mapWidth);
   const productLeft = Math.max(xFrom, Math.min(xTo, at.left));
   const productRight = Math.max(productLeft, Math.min(xTo, at.left + at.width));
-  const row: ShadowRow = { data, size, channels, tap, weight, column, lut, product, alphaRow: 0, y: 0 };
+  const row: ShadowRow = { data, width, channels, tap, weight, column, lut, product, alphaRow: 0, y: 0 };
   for (let y = yFrom; y < yTo; y++) {
     // Each row is first interpolated vertically over the columns the taps use.
-    const sy = Math.min(side - 1, Math.max(0, (y + 0.5) * k - 0.5));
-    const y0 = Math.max(0, Math.min(side - 2, Math.floor(sy)));
+    const sy = Math.min(mapHeight - 1, Math.max(0, (y + 0.5) * k - 0.5));
+    const y0 = Math.max(0, Math.min(mapHeight - 2, Math.floor(sy)));
     const wy = Math.round((sy - y0) * 256);
-    const a = y0 * side;
-    const b = a + side;
+    const a = y0 * mapWidth;
+    const b = a + mapWidth;
     for (let sx = firstTap; sx <= lastTap; sx++) column[sx] = coverage[a + sx] * (256 - wy) + coverage[b + sx] * wy;
 
     row.y = y;
@@ -107,7 +109,7 @@ export function paintShadow(
 
 interface ShadowRow {
   data: Buffer;
-  size: number;
+  width: number;
   channels: 3 | 4;
   tap: Int32Array;
   weight: Int32Array;
@@ -120,7 +122,7 @@ interface ShadowRow {
 
 function shadeSpan(r: ShadowRow, from: number, to: number, underProduct: boolean): void {
   const { data, channels, tap, weight, column, lut, product, alphaRow } = r;
-  let o = (r.y * r.size + from) * channels;
+  let o = (r.y * r.width + from) * channels;
   for (let x = from; x < to; x++, o += channels) {
     // Hidden for good under an opaque product pixel: not worth shading.
     if (underProduct && product[alphaRow + x * 4] === 255) continue;
@@ -140,15 +142,15 @@ function shadeSpan(r: ShadowRow, from: number, to: number, underProduct: boolean
 }
 
 /** Bounding box of the non-zero coverage samples, or null when there are none. */
-function coveredArea(coverage: Buffer, side: number): Box | null {
-  let minX = side;
+export function coveredArea(coverage: Buffer, width: number, height: number): Box | null {
+  let minX = width;
   let maxX = -1;
   let minY = -1;
   let maxY = -1;
-  for (let y = 0; y < side; y++) {
-    const row = y * side;
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
     let any = false;
-    for (let x = 0; x < side; x++) {
+    for (let x = 0; x < width; x++) {
       if (coverage[row + x] !== 0) {
         any = true;
         if (x < minX) minX = x;
@@ -166,10 +168,10 @@ function coveredArea(coverage: Buffer, side: number): Box | null {
 
 /** Lays the product over the canvas at `at` (which must lie inside it). */
 export function paintProduct(canvas: Canvas, product: ProductPixels, at: Box): void {
-  const { data, size, channels } = canvas;
+  const { data, width, channels } = canvas;
   let p = 0;
   for (let y = 0; y < at.height; y++) {
-    let o = ((at.top + y) * size + at.left) * channels;
+    let o = ((at.top + y) * width + at.left) * channels;
     for (let x = 0; x < at.width; x++, p += 4, o += channels) {
       const a = product[p + 3];
       if (a === 0) continue;

@@ -7,6 +7,7 @@ import {
   settingsCacheKey,
   type FinishedImage,
   type ImageSettings,
+  type ImageSettingsInput,
 } from './finish.js';
 import type { Box as Rect } from './mask-bounds.js';
 
@@ -104,7 +105,7 @@ const SIZE = 400;
 const WHITE: Rgb = [255, 255, 255];
 // Product off-centre in its photo, so centring is actually exercised.
 const photo = productPhoto(320, 240, { left: 40, top: 50, width: 120, height: 150 });
-const finish = async (settings: Partial<ImageSettings>, size = SIZE, input?: Photo) => {
+const finish = async (settings: ImageSettingsInput, size = SIZE, input?: Photo) => {
   const { original, mask } = input ?? (await photo);
   return finishImage({ original, mask, settings: resolveSettings(settings), size });
 };
@@ -112,7 +113,7 @@ const finish = async (settings: Partial<ImageSettings>, size = SIZE, input?: Pho
 describe('resolveSettings', () => {
   it('fills in the defaults', () => {
     expect(resolveSettings(undefined)).toEqual(DEFAULT_SETTINGS);
-    expect(resolveSettings(null)).toEqual({ background: '#ffffff', shadow: 'soft', padding: 0.08, format: 'jpeg' });
+    expect(resolveSettings(null)).toEqual({ preset: null, background: '#ffffff', shadow: 'soft', padding: 0.08, fill: 0.84, size: { width: 2048, height: 2048 }, format: 'jpeg' });
     expect(resolveSettings({ shadow: 'none' })).toEqual({ ...DEFAULT_SETTINGS, shadow: 'none' });
   });
 
@@ -134,7 +135,7 @@ describe('resolveSettings', () => {
       { padding: 0.46 },
       { padding: Number.NaN },
     ]) {
-      expect(() => resolveSettings(bad as Partial<ImageSettings>), JSON.stringify(bad)).toThrow(RangeError);
+      expect(() => resolveSettings(bad as ImageSettingsInput), JSON.stringify(bad)).toThrow(RangeError);
     }
   });
 });
@@ -142,22 +143,23 @@ describe('resolveSettings', () => {
 describe('settingsCacheKey', () => {
   const sha = 'a'.repeat(64);
   it('is stable for the same content and settings, whatever the property order', () => {
-    const reordered: ImageSettings = { format: 'jpeg', padding: 0.08, shadow: 'soft', background: '#ffffff' };
-    expect(settingsCacheKey(sha, DEFAULT_SETTINGS, 2048)).toBe(settingsCacheKey(sha, reordered, 2048));
-    expect(settingsCacheKey(sha, DEFAULT_SETTINGS, 2048)).toMatch(/^[0-9a-f]{64}$/);
+    const reordered: ImageSettings = { format: 'jpeg', size: { height: 2048, width: 2048 }, fill: 0.84, padding: 0.08, shadow: 'soft', background: '#ffffff', preset: null };
+    expect(settingsCacheKey(sha, DEFAULT_SETTINGS)).toBe(settingsCacheKey(sha, reordered));
+    expect(settingsCacheKey(sha, DEFAULT_SETTINGS)).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('changes with the image, every setting and the size', () => {
     const keys = new Set([
-      settingsCacheKey(sha, DEFAULT_SETTINGS, 2048),
-      settingsCacheKey('b'.repeat(64), DEFAULT_SETTINGS, 2048),
-      settingsCacheKey(sha, DEFAULT_SETTINGS, 1024),
-      settingsCacheKey(sha, { ...DEFAULT_SETTINGS, background: '#000000' }, 2048),
-      settingsCacheKey(sha, { ...DEFAULT_SETTINGS, shadow: 'hard' }, 2048),
-      settingsCacheKey(sha, { ...DEFAULT_SETTINGS, padding: 0.1 }, 2048),
-      settingsCacheKey(sha, { ...DEFAULT_SETTINGS, format: 'png' }, 2048),
+      settingsCacheKey(sha, DEFAULT_SETTINGS),
+      settingsCacheKey('b'.repeat(64), DEFAULT_SETTINGS),
+      settingsCacheKey(sha, DEFAULT_SETTINGS, 640),
+      settingsCacheKey(sha, { ...DEFAULT_SETTINGS, background: '#000000' }),
+      settingsCacheKey(sha, { ...DEFAULT_SETTINGS, shadow: 'hard' }),
+      settingsCacheKey(sha, { ...DEFAULT_SETTINGS, fill: 0.8 }),
+      settingsCacheKey(sha, { ...DEFAULT_SETTINGS, format: 'png' }),
+      settingsCacheKey(sha, { ...DEFAULT_SETTINGS, size: { width: 2048, height: 1024 } }),
     ]);
-    expect(keys.size).toBe(7);
+    expect(keys.size).toBe(8);
   });
 });
 

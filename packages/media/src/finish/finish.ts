@@ -1,39 +1,24 @@
-import { createHash } from 'node:crypto';
 import sharp, { type Sharp } from 'sharp';
-import { cropChannel, findBounds, type AlphaPlane, type Box } from './mask-bounds.js';
+import { cropChannel, findBounds, PRODUCT_THRESHOLD, type AlphaPlane, type Box } from './mask-bounds.js';
 import { createCanvas, paintProduct, paintShadow, type ProductPixels } from './compose.js';
-import { renderShadow, type ShadowStyle } from './shadow.js';
+import { confineShadow, renderShadow, shadowRows, type ShadowMap } from './shadow.js';
+import { bandWidths, measureFile, type Edge, type FinishMeasurements } from './compliance.js';
+import { resolveSettings, type CanvasSize, type ImageFormat, type ImageSettings, type ImageSettingsInput } from './settings.js';
 
 // libvips defaults to one worker thread on this class of machine; exports are
 // CPU bound and the host has two cores, so let each pipeline use both.
 sharp.concurrency(2);
 
 export type { ShadowStyle } from './shadow.js';
-export type ImageFormat = 'jpeg' | 'png' | 'webp';
-
-export interface ImageSettings {
-  /** '#rrggbb' or 'transparent'. */
-  background: string;
-  shadow: ShadowStyle;
-  /** Fraction (0..0.45) of the canvas side kept empty on each side of the product. */
-  padding: number;
-  format: ImageFormat;
-}
-
-export const DEFAULT_SETTINGS: ImageSettings = Object.freeze({
-  background: '#ffffff',
-  shadow: 'soft',
-  padding: 0.08,
-  format: 'jpeg',
-});
+export * from './settings.js';
 
 export interface FinishInput {
   original: Buffer;
   /** 8-bit greyscale PNG, same size as the (EXIF-oriented) original, 255 =
    * product; null when the original carries its own alpha. */
   mask: Buffer | null;
-  settings: ImageSettings;
-  /** Output canvas side in px (square); default 2048. */
+  settings: ImageSettingsInput | ImageSettings;
+  /** A preview: the canvas scaled so that its longer side is this many px. */
   size?: number;
 }
 
@@ -43,107 +28,90 @@ export interface FinishedImage {
   height: number;
   contentType: string;
   ext: 'jpg' | 'png' | 'webp';
+  /** What compliance is judged on, measured on this file and this cut-out. */
+  measurements: FinishMeasurements;
 }
 
-export const DEFAULT_SIZE = 2048;
-export const MIN_SIZE = 16;
-export const MAX_SIZE = 8192;
-export const MAX_PADDING = 0.45;
-
-/** Bump whenever the rendering changes, so cached finished images are redone. */
-const RENDER_VERSION = 1;
-
-const SHADOWS: readonly ShadowStyle[] = ['none', 'soft', 'hard', 'contact'];
-const FORMATS: readonly ImageFormat[] = ['jpeg', 'png', 'webp'];
-const HEX_COLOUR = /^#[0-9a-f]{6}$/;
-
-/**
- * Fills in defaults and validates. Absent and null fields both take the
- * default, since settings usually arrive as JSON. Without an explicit format a
- * transparent background picks PNG; an explicit JPEG with it is an error
- * rather than a silent change of format.
- */
-export function resolveSettings(partial: Partial<ImageSettings> | null | undefined): ImageSettings {
-  if (partial != null && typeof partial !== 'object') throw new RangeError('settings must be an object');
-  const p: Partial<Record<keyof ImageSettings, unknown>> = partial ?? {};
-
-  const rawBackground = p.background ?? DEFAULT_SETTINGS.background;
-  if (typeof rawBackground !== 'string') throw new RangeError('background must be a string');
-  const background = rawBackground.trim().toLowerCase();
-  if (background !== 'transparent' && !HEX_COLOUR.test(background)) {
-    throw new RangeError(`background must be '#rrggbb' or 'transparent', got '${rawBackground}'`);
-  }
-
-  const shadow = p.shadow ?? DEFAULT_SETTINGS.shadow;
-  if (!SHADOWS.includes(shadow as ShadowStyle)) {
-    throw new RangeError(`shadow must be one of ${SHADOWS.join(', ')}`);
-  }
-
-  const padding = p.padding ?? DEFAULT_SETTINGS.padding;
-  if (typeof padding !== 'number' || !Number.isFinite(padding) || padding < 0 || padding > MAX_PADDING) {
-    throw new RangeError(`padding must be a number between 0 and ${MAX_PADDING}`);
-  }
-
-  let format: ImageFormat;
-  if (p.format == null) {
-    format = background === 'transparent' ? 'png' : DEFAULT_SETTINGS.format;
-  } else {
-    if (!FORMATS.includes(p.format as ImageFormat)) throw new RangeError(`format must be one of ${FORMATS.join(', ')}`);
-    format = p.format as ImageFormat;
-  }
-  if (format === 'jpeg' && background === 'transparent') throw new RangeError('jpeg cannot be transparent');
-
-  return { background, shadow: shadow as ShadowStyle, padding, format };
-}
-
-/**
- * Key for caching a finished image. The inputs are hashed in a fixed order so
- * the key does not depend on property order; the mask is not part of it, so a
- * caller whose masks can change must fold the mask into `imageSha256`.
- */
-export function settingsCacheKey(imageSha256: string, settings: ImageSettings, size: number): string {
-  const canonical = JSON.stringify([
-    'plinth-finish',
-    RENDER_VERSION,
-    imageSha256.toLowerCase(),
-    size,
-    settings.background.toLowerCase(),
-    settings.shadow,
-    settings.padding,
-    settings.format,
-  ]);
-  return createHash('sha256').update(canonical).digest('hex');
-}
+export const MIN_PREVIEW = 16;
+export const MAX_PREVIEW = 8192;
+/** JPEG codes 8 × 8 blocks (4:4:4, see `encode`): a block that holds any product or shadow can ring
+ * over all of its pixels, so the outer band is kept clear up to the block boundary. */
+const JPEG_BLOCK = 8;
 
 interface Cutout {
   bounds: Box;
   /** Alpha cropped to `bounds`, at source resolution. */
   silhouette: AlphaPlane;
+  /** Edges of the source photo that the product touches. */
+  edgesTouched: Edge[];
   /** The product scaled to `width` × `height`, as straight RGBA. */
   render(width: number, height: number): Promise<ProductPixels>;
 }
 
 export async function finishImage(input: FinishInput): Promise<FinishedImage> {
-  const settings = resolveSettings(input.settings);
-  const size = input.size ?? DEFAULT_SIZE;
-  if (!Number.isInteger(size) || size < MIN_SIZE || size > MAX_SIZE) {
-    throw new RangeError(`size must be an integer between ${MIN_SIZE} and ${MAX_SIZE}`);
-  }
+  const settings = resolveSettings(input.settings as ImageSettingsInput);
+  const { width, height } = canvasOf(settings.size, input.size);
   const background = parseBackground(settings.background);
 
   const cutout = await cutOut(input.original, input.mask);
-  const placement = fitProduct(cutout.bounds, size, settings.padding);
-  const [product, shadow] = await Promise.all([
-    cutout.render(placement.width, placement.height),
-    settings.shadow === 'none'
-      ? null
-      : renderShadow({ size, shadow: settings.shadow, placement, silhouette: cutout.silhouette }),
-  ]);
+  const safe = background === null ? { left: 0, top: 0, width, height } : clearOfBand(width, height);
+  let placement = fitProduct(cutout.bounds, { width, height }, settings.fill);
+  let shadow: ShadowMap | null = null;
+  if (settings.shadow !== 'none') {
+    const style = settings.shadow;
+    const shadowAt = (at: Box) => renderShadow({ width, height, shadow: style, placement: at, silhouette: cutout.silhouette });
+    shadow = await shadowAt(placement);
+    const moved = roomForShadow(placement, shadow, safe);
+    if (moved.top !== placement.top) {
+      placement = moved;
+      shadow = await shadowAt(placement);
+    }
+    confineShadow(shadow, safe, Math.max(safe.width, safe.height) * 0.03);
+  }
+  const product = await cutout.render(placement.width, placement.height);
 
-  const canvas = createCanvas(size, background);
-  if (shadow) paintShadow(canvas, shadow, background, product, placement);
+  const canvas = createCanvas(width, height, background);
+  if (shadow) paintShadow(canvas, shadow, background, product, placement, safe);
   paintProduct(canvas, product, placement);
-  return encode(sharp(canvas.data, { raw: { width: size, height: size, channels: canvas.channels } }), settings.format);
+  const placed = findBounds(product, placement.width, placement.height, 4, 3, PRODUCT_THRESHOLD) ?? placement;
+  const fill = Math.max(placed.width / width, placed.height / height);
+
+  const encoded = await encode(sharp(canvas.data, { raw: { width, height, channels: canvas.channels } }), settings.format);
+  const file = await measureFile(encoded.data);
+  return { ...encoded, measurements: { ...file, fill, edgesTouched: cutout.edgesTouched } };
+}
+
+function canvasOf(size: CanvasSize, preview: number | undefined): CanvasSize {
+  if (preview === undefined) return size;
+  if (!Number.isInteger(preview) || preview < MIN_PREVIEW || preview > MAX_PREVIEW) {
+    throw new RangeError(`size must be an integer between ${MIN_PREVIEW} and ${MAX_PREVIEW}`);
+  }
+  const k = preview / Math.max(size.width, size.height);
+  return { width: Math.max(1, Math.round(size.width * k)), height: Math.max(1, Math.round(size.height * k)) };
+}
+
+/** The canvas less its outer band, widened to whole JPEG blocks: nothing but background may land outside it. */
+export function clearOfBand(width: number, height: number): Box {
+  const band = bandWidths(width, height);
+  const left = Math.ceil(band.x / JPEG_BLOCK) * JPEG_BLOCK;
+  const top = Math.ceil(band.y / JPEG_BLOCK) * JPEG_BLOCK;
+  const right = Math.floor((width - band.x) / JPEG_BLOCK) * JPEG_BLOCK;
+  const bottom = Math.floor((height - band.y) / JPEG_BLOCK) * JPEG_BLOCK;
+  return { left, top, width: Math.max(1, right - left), height: Math.max(1, bottom - top) };
+}
+
+/**
+ * Moves the product up when its shadow would run past the bottom of the safe area, by at most half
+ * the room above it, so that it stays near the middle; what still does not fit is faded out by
+ * `confineShadow`. The shadow falls below the product, so it is the only direction needed.
+ */
+function roomForShadow(placement: Box, shadow: ShadowMap, safe: Box): Box {
+  const rows = shadowRows(shadow);
+  if (!rows) return placement;
+  const overflow = rows.bottom - (safe.top + safe.height);
+  const room = Math.floor((placement.top - safe.top) / 2);
+  if (overflow <= 0 || room <= 0) return placement;
+  return { ...placement, top: placement.top - Math.min(overflow, room) };
 }
 
 async function cutOut(original: Buffer, mask: Buffer | null): Promise<Cutout> {
@@ -159,6 +127,7 @@ async function cutOut(original: Buffer, mask: Buffer | null): Promise<Cutout> {
     return {
       bounds,
       silhouette,
+      edgesTouched: edgesTouched(bounds, width, height),
       render: async (w, h) => {
         // Two pipelines because sharp joins extra channels after its resize
         // step. The RGBA crop is then resized with libvips premultiplying the
@@ -189,6 +158,7 @@ async function cutOut(original: Buffer, mask: Buffer | null): Promise<Cutout> {
   return {
     bounds,
     silhouette: cropChannel(rgba, width, 4, 3, bounds),
+    edgesTouched: edgesTouched(bounds, width, height),
     render: (w, h) => resize(sharp(rgba, { raw: { width, height, channels: 4 } }).extract(bounds), w, h),
   };
 }
@@ -209,20 +179,31 @@ async function decodeMask(mask: Buffer, width: number, height: number): Promise<
   return data;
 }
 
+function edgesTouched(b: Box, width: number, height: number): Edge[] {
+  const edges: Edge[] = [];
+  if (b.left === 0) edges.push('left');
+  if (b.top === 0) edges.push('top');
+  if (b.left + b.width === width) edges.push('right');
+  if (b.top + b.height === height) edges.push('bottom');
+  return edges;
+}
+
 function requireBounds(bounds: Box | null): Box {
   if (!bounds) throw new RangeError('the mask contains no product');
   return bounds;
 }
 
-/** Scales the product's bounding box to fit inside the padded canvas, centred. */
-export function fitProduct(bounds: Box, size: number, padding: number): Box {
-  const inner = Math.max(1, size * (1 - 2 * padding));
-  const scale = Math.min(inner / bounds.width, inner / bounds.height);
-  const width = Math.min(size, Math.max(1, Math.round(bounds.width * scale)));
-  const height = Math.min(size, Math.max(1, Math.round(bounds.height * scale)));
+/**
+ * Scales the product's bounding box so that it fills `fill` of the canvas exactly on its tighter
+ * axis (the longer side over the canvas side, on a square), centred.
+ */
+export function fitProduct(bounds: Box, canvas: CanvasSize, fill: number): Box {
+  const scale = Math.min((canvas.width * fill) / bounds.width, (canvas.height * fill) / bounds.height);
+  const width = Math.min(canvas.width, Math.max(1, Math.round(bounds.width * scale)));
+  const height = Math.min(canvas.height, Math.max(1, Math.round(bounds.height * scale)));
   return {
-    left: Math.floor((size - width) / 2),
-    top: Math.floor((size - height) / 2),
+    left: Math.floor((canvas.width - width) / 2),
+    top: Math.floor((canvas.height - height) / 2),
     width,
     height,
   };
@@ -234,7 +215,7 @@ function parseBackground(background: string): [number, number, number] | null {
   return [(n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
 }
 
-async function encode(pipeline: Sharp, format: ImageFormat): Promise<FinishedImage> {
+async function encode(pipeline: Sharp, format: ImageFormat): Promise<Omit<FinishedImage, 'measurements'>> {
   let encoded: Sharp;
   let contentType: string;
   let ext: FinishedImage['ext'];
@@ -243,7 +224,9 @@ async function encode(pipeline: Sharp, format: ImageFormat): Promise<FinishedIma
       // mozjpeg (trellis quantisation, progressive scans) measured about 8×
       // the CPU of libjpeg-turbo on a 2048² product shot for ~25% smaller
       // files: it would cost more than all of the finishing.
-      encoded = pipeline.jpeg({ quality: 90, mozjpeg: false });
+      // No chroma subsampling: a decoder's upsampling blends each chroma sample with its
+      // neighbours, so a white band next to a coloured block would not decode as pure white.
+      encoded = pipeline.jpeg({ quality: 90, mozjpeg: false, chromaSubsampling: '4:4:4' });
       contentType = 'image/jpeg';
       ext = 'jpg';
       break;

@@ -18,13 +18,17 @@ const MAX_SCALE = 8;
 /** Shadow coverage (0..255 before `opacity`) over the whole canvas, at low resolution. */
 export interface ShadowMap {
   coverage: Buffer;
-  side: number;
+  width: number;
+  height: number;
+  /** Canvas px per coverage sample, on both axes. */
+  scale: number;
   opacity: number;
 }
 
 export interface ShadowInput {
-  /** Output canvas side in px. */
-  size: number;
+  /** Output canvas in px. */
+  width: number;
+  height: number;
   shadow: Exclude<ShadowStyle, 'none'>;
   /** Where the product lands on the full-size canvas. */
   placement: Box;
@@ -65,26 +69,27 @@ export async function renderShadow(input: ShadowInput): Promise<ShadowMap> {
   const longSide = Math.max(input.placement.width, input.placement.height);
   const sigma = (input.shadow === 'contact' ? CONTACT.sigma : DROP_SHADOWS[input.shadow].sigma) * longSide;
   const scale = Math.min(MAX_SCALE, Math.max(1, Math.round(sigma / SAMPLES_PER_SIGMA)));
-  const side = Math.max(2, Math.ceil(input.size / scale));
-  const f = side / input.size;
+  const width = Math.max(2, Math.ceil(input.width / scale));
+  const height = Math.max(2, Math.ceil(input.height / scale));
+  const f = 1 / scale;
 
   let plane: Buffer;
   let opacity: number;
   if (input.shadow === 'contact') {
-    plane = drawContactEllipse(side, f, longSide, input.placement, input.silhouette);
+    plane = drawContactEllipse(width, height, f, longSide, input.placement, input.silhouette);
     opacity = CONTACT.opacity;
   } else {
     const spec = DROP_SHADOWS[input.shadow];
-    plane = drawFootprint(side, f, longSide, input.placement, input.silhouette, spec);
+    plane = drawFootprint(width, height, f, longSide, input.placement, input.silhouette, spec);
     opacity = spec.opacity;
   }
-  const coverage = await sharp(plane, { raw: { width: side, height: side, channels: 1 } })
+  const coverage = await sharp(plane, { raw: { width, height, channels: 1 } })
     .blur(Math.max(MIN_SIGMA, sigma * f))
     // Without this sharp widens single-band output to sRGB.
     .toColourspace('b-w')
     .raw()
     .toBuffer();
-  return { coverage, side, opacity };
+  return { coverage, width, height, scale, opacity };
 }
 
 /**
@@ -93,8 +98,8 @@ export async function renderShadow(input: ShadowInput): Promise<ShadowMap> {
  * off away from it and leaning a little away from the light. A product's shadow follows its real base
  * (the feet of a chair, the round bottom of a bottle), not its bounding box.
  */
-function drawFootprint(side: number, f: number, longSide: number, placement: Box, silhouette: AlphaPlane, spec: DropShadow): Buffer {
-  const plane = Buffer.alloc(side * side);
+function drawFootprint(side: number, rows: number, f: number, longSide: number, placement: Box, silhouette: AlphaPlane, spec: DropShadow): Buffer {
+  const plane = Buffer.alloc(side * rows);
   const weights = footprint(silhouette, 0.06);
   const width = Math.max(1, Math.round(placement.width * f));
   const baseY = (placement.top + placement.height) * f;
@@ -105,7 +110,7 @@ function drawFootprint(side: number, f: number, longSide: number, placement: Box
   for (let c = 0; c < width; c++) {
     const w = weights[Math.min(weights.length - 1, Math.floor((c / width) * weights.length))];
     if (w <= 0) continue;
-    for (let y = Math.max(0, Math.floor(baseY - above)); y < Math.min(side, Math.ceil(baseY + depth)); y++) {
+    for (let y = Math.max(0, Math.floor(baseY - above)); y < Math.min(rows, Math.ceil(baseY + depth)); y++) {
       const t = (y + 0.5 - baseY) / (y + 0.5 >= baseY ? depth : above);
       const k = Math.max(0, 1 - Math.abs(t));
       const x = Math.round(placement.left * f + c + lean * Math.max(0, t));
@@ -131,12 +136,13 @@ function footprint(silhouette: AlphaPlane, rowsFraction: number): Float32Array {
 
 function drawContactEllipse(
   side: number,
+  rows: number,
   f: number,
   longSide: number,
   placement: Box,
   silhouette: AlphaPlane,
 ): Buffer {
-  const plane = Buffer.alloc(side * side);
+  const plane = Buffer.alloc(side * rows);
   const span = baseSpan(silhouette);
   const baseWidth = Math.max((span.to - span.from) * placement.width, 0.1 * placement.width);
   const cx = (placement.left + ((span.from + span.to) / 2) * placement.width) * f;
@@ -149,7 +155,7 @@ function drawContactEllipse(
     Math.min(Math.max(rx * CONTACT.flatness, CONTACT.minHeight * longSide * f), CONTACT.maxHeight * longSide * f),
   );
   const yStart = Math.max(0, Math.floor(cy - ry));
-  const yEnd = Math.min(side - 1, Math.ceil(cy + ry));
+  const yEnd = Math.min(rows - 1, Math.ceil(cy + ry));
   const xStart = Math.max(0, Math.floor(cx - rx));
   const xEnd = Math.min(side - 1, Math.ceil(cx + rx));
   for (let y = yStart; y <= yEnd; y++) {
@@ -165,4 +171,47 @@ function drawContactEllipse(
     }
   }
   return plane;
+}
+
+/**
+ * Fades the coverage to nothing towards the edges of `clip` (canvas px), so that the hard clip while
+ * painting never shows as a line and the shadow stays inside the canvas and clear of its outer band.
+ * A sample reaches one sample's spacing past its centre when enlarged, hence the `scale` kept clear.
+ */
+export function confineShadow(map: ShadowMap, clip: Box, fade: number): void {
+  const { coverage, width, height, scale } = map;
+  const right = clip.left + clip.width;
+  const bottom = clip.top + clip.height;
+  const ramp = (d: number) => Math.min(1, Math.max(0, (d - scale) / Math.max(1, fade)));
+  const columns = new Float32Array(width);
+  for (let x = 0; x < width; x++) {
+    const cx = (x + 0.5) * scale;
+    columns[x] = ramp(Math.min(cx - clip.left, right - cx));
+  }
+  for (let y = 0; y < height; y++) {
+    const cy = (y + 0.5) * scale;
+    const wy = ramp(Math.min(cy - clip.top, bottom - cy));
+    const row = y * width;
+    for (let x = 0; x < width; x++) {
+      const w = wy * columns[x];
+      if (w < 1) coverage[row + x] = Math.round(coverage[row + x] * w);
+    }
+  }
+}
+
+/** Canvas rows [top, bottom) where the shadow visibly darkens the background, or null. */
+export function shadowRows(map: ShadowMap): { top: number; bottom: number } | null {
+  // Below this a sample changes no 8-bit channel of the background.
+  const visible = Math.ceil(0.5 / map.opacity);
+  let top = -1;
+  let bottom = -1;
+  for (let y = 0; y < map.height; y++) {
+    const row = map.coverage.subarray(y * map.width, (y + 1) * map.width);
+    if (row.some((v) => v >= visible)) {
+      if (top < 0) top = y;
+      bottom = y + 1;
+    }
+  }
+  if (top < 0) return null;
+  return { top: top * map.scale, bottom: bottom * map.scale };
 }

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { MediaError } from '../errors.js';
 import type { Mat3, PosedCamera, Vec3 } from '../poses/camera.js';
-import { cameraCoverage, requireCoverage, requireEnoughPlaced, spreadViews } from './heldout-gate.js';
+import { resolveHints } from './generator.js';
+import { cameraCoverage, misplacedViews, requireCoverage, requireEnoughPlaced, spreadViews } from './heldout-gate.js';
+import { prepareViews } from './prepared-view.js';
+import { calibrateTurntable, hullBounds, turntablePosedCameras } from './turntable-camera.js';
+import { renderTurntable, type Shape } from './turntable-fixtures.test-support.js';
+
+/** A flat box: seen from its side it is a quarter as wide as from its front. */
+const BOX: Shape = { kind: 'box', width: 0.4, height: 0.3, depth: 0.1 };
 
 /** A pinhole camera at `azimuthDeg` around the origin (y up), `elevationDeg` above it, looking at the origin. */
 function ringCamera(view: number, azimuthDeg: number, elevationDeg = 0, distance = 1): PosedCamera {
@@ -74,5 +81,20 @@ describe('the held-out gate: which views are left out', () => {
     const gaps = picked.map((a, i) => (i === 0 ? a + 360 - picked.at(-1)! : a - picked[i - 1]));
     expect(Math.max(...gaps)).toBeLessThanOrEqual(45);
     expect(spreadViews(ring([0, 90, 180]), ORIGIN, 8)).toHaveLength(3);
+  });
+});
+
+describe('the held-out gate: views placed wrongly', () => {
+  it('finds a camera turned away from where its photo was taken, and only that one', async () => {
+    const views = await renderTurntable(BOX, { views: 12, size: 256, pixelsPerMetre: 500 });
+    const prepared = await prepareViews(views, resolveHints({ heightMetres: 0.3 }));
+    const cams = turntablePosedCameras(prepared, calibrateTurntable(prepared, 0.3));
+    const box = hullBounds(prepared, calibrateTurntable(prepared, 0.3), [0, 0.3])!;
+    const input = { views: prepared, cams, box, floorY: 0, ceilingY: 0.3, centre: [0, 0.15, 0] };
+    expect(await misplacedViews(input)).toEqual([]);
+    // Photo 4 (index 3, at 90°, where the box is 0.1 m wide) placed at 180° (where it is 0.4 m wide): its outline no
+    // longer fits the shape the other photos carve (IoU 0.25; the right photos stay at 0.70 or more).
+    const moved = turntablePosedCameras([prepared[3]], calibrateTurntable([{ ...prepared[3], azimuthDeg: prepared[3].azimuthDeg + 90 }], 0.3))[0];
+    expect(await misplacedViews({ ...input, cams: cams.map((cam, k) => (k === 3 ? moved : cam)) })).toEqual([3]);
   });
 });

@@ -162,3 +162,29 @@ export async function heldOutAgreement(input: HeldOutInput, onView?: (done: numb
   }
   return { median: round3(median(ious)), min: round3(Math.min(...ious)), views: ious.length };
 }
+
+/** A placed view whose outline agrees this little with the shape carved from the others was placed wrongly. */
+export const MISPLACED_IOU = 0.5;
+const MISPLACED_RESOLUTION = 40;
+
+/**
+ * The placed views (indices into `views`) that disagree with all the others: the shape carved from every
+ * other view, seen through this view's camera, overlaps its cut-out by less than MISPLACED_IOU. A view placed
+ * wrongly is worse than a view left out: with two of them the hull is cut through. Only a minority is ever
+ * called misplaced; when most views disagree, the capture itself is inconsistent and the gate says so.
+ */
+export async function misplacedViews(input: HeldOutInput): Promise<number[]> {
+  const { views, cams } = input;
+  if (views.length <= MIN_PLACED_VIEWS) return [];
+  const ious: number[] = [];
+  for (let k = 0; k < views.length; k++) {
+    const others = views.map((_, j) => j).filter((j) => j !== k);
+    const samplers = posedSamplers(others.map((j) => views[j]), others.map((j) => cams[j]));
+    const grid = await carvePosedHull(samplers, input.box, { resolution: MISPLACED_RESOLUTION, floorY: input.floorY, ceilingY: input.ceilingY });
+    const mesh = marchingCubes(grid);
+    ious.push(mesh.indices.length === 0 ? 0 : silhouetteIoU(mesh, views[k], cams[k]));
+    if (k % 4 === 3) await nextTick();
+  }
+  const wrong = ious.map((iou, k) => (iou < MISPLACED_IOU ? k : -1)).filter((k) => k >= 0);
+  return wrong.length * 3 <= views.length ? wrong : [];
+}

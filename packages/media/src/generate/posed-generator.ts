@@ -2,8 +2,8 @@ import { setImmediate as nextTick } from 'node:timers/promises';
 import { MediaError } from '../errors.js';
 import type { CameraRecovery } from '../poses/camera.js';
 import { finishHull, type Dimensions, type HullModel } from './hull-model.js';
-import { carvePosedHull, fillSmallHoles, insideBox, posedSamplers } from './posed-carve.js';
-import { heldOutAgreement, requireCoverage, requireEnoughPlaced } from './heldout-gate.js';
+import { carvePosedHull, fillSmallHoles, insideBox, posedSamplers, type Box3 } from './posed-carve.js';
+import { heldOutAgreement, misplacedViews, requireCoverage, requireEnoughPlaced } from './heldout-gate.js';
 import { directionToCameraFrame, findFloor, modelFrame } from './posed-frame.js';
 import type { PreparedView } from './prepared-view.js';
 import { groundInModelFrame } from '../mat/mat-ground.js';
@@ -35,6 +35,12 @@ function usableForCarving(view: PreparedView): boolean {
   return x0 > 1 && y0 > 1 && x1 < view.imageWidth - 1 && y1 < view.imageHeight - 1;
 }
 
+/** `box` grown on every side by `share` of its largest side. */
+function grownBox(box: Box3, share: number): Box3 {
+  const pad = share * Math.max(...[0, 1, 2].map((a) => box.max[a] - box.min[a]));
+  return { min: box.min.map((v) => v - pad) as Box3['min'], max: box.max.map((v) => v + pad) as Box3['max'] };
+}
+
 export async function generatePosedHull(
   prepared: readonly PreparedView[],
   recovery: CameraRecovery,
@@ -44,17 +50,21 @@ export async function generatePosedHull(
   const byIndex = new Map(recovery.cameras.map((cam) => [cam.view, cam]));
   // On the capture mat the print is known: what agrees with it is not the product, whatever the cut-out kept.
   const cut = recovery.source === 'mat' ? await masksWithoutMat(prepared, byIndex) : prepared;
-  const registered = cut.filter((view) => byIndex.has(view.index));
-  const placed = registered.filter(usableForCarving);
-  const views = placed.filter((v) => !options.heldOut?.has(v.index));
-  const details = { views_total: recovery.viewsTotal, views_registered: registered.length, views_usable: views.length };
-  // Counted and decided on the same photos: those whose cut-out found the product, and of them those placed.
-  requireEnoughPlaced(registered.length, prepared.length, details);
-  if (views.length < 3) throw new MediaError('inconsistent_views', `Only ${views.length} of the placed photos show the whole product (the others cut it off at the frame's edge)`, details);
-  const placedCams = placed.map((v) => byIndex.get(v.index)!);
-  let frame = modelFrame(placed, placedCams, recovery.points, recovery.floor?.normal);
-  const masks = views.map(fillSmallHoles);
-  const carving = (k: number) => !options.heldOut?.has(placed[k].index);
+  const details: Record<string, unknown> = { views_total: recovery.viewsTotal };
+  /** The placed photos less `misplaced` (photo indices), in the model frame the cameras give. */
+  const place = (misplaced: ReadonlySet<number>) => {
+    const registered = cut.filter((view) => byIndex.has(view.index) && !misplaced.has(view.index));
+    const placed = registered.filter(usableForCarving);
+    const views = placed.filter((v) => !options.heldOut?.has(v.index));
+    Object.assign(details, { views_registered: registered.length, views_usable: views.length, views_misplaced: misplaced.size });
+    // Counted and decided on the same photos: those whose cut-out found the product, and of them those placed.
+    requireEnoughPlaced(registered.length, prepared.length, details);
+    if (views.length < 3) throw new MediaError('inconsistent_views', `Only ${views.length} of the placed photos show the whole product (the others cut it off at the frame's edge)`, details);
+    const placedCams = placed.map((v) => byIndex.get(v.index)!);
+    const carving = (k: number) => !options.heldOut?.has(placed[k].index);
+    return { placed, views, placedCams, carving, masks: views.map(fillSmallHoles), frame: modelFrame(placed, placedCams, recovery.points, recovery.floor?.normal) };
+  };
+  let { placed, views, placedCams, carving, masks, frame } = place(new Set());
 
   await progress(5, 'carving');
   const coarseCarve = async () => {
@@ -65,6 +75,15 @@ export async function generatePosedHull(
   };
   let coarse = await coarseCarve();
   if (!coarse) throw new MediaError('inconsistent_views', 'The photos\u2019 outlines leave nothing in common', details);
+  // A photo placed wrongly is worse than one left out: a photo whose outline disagrees with what all the others
+  // carve is taken out (and no longer counts as placed) before anything is carved for the model.
+  const around = grownBox(coarse.inside, 0.25);
+  const wrong = await misplacedViews({ views: masks, cams: frame.cameras.filter((_, k) => carving(k)), box: around, centre: [0, 0, 0] });
+  if (wrong.length > 0) {
+    ({ placed, views, placedCams, carving, masks, frame } = place(new Set(wrong.map((k) => views[k].index))));
+    coarse = await coarseCarve();
+    if (!coarse) throw new MediaError('inconsistent_views', 'The photos\u2019 outlines leave nothing in common', details);
+  }
   // With a textured table in view, its plane is a far better "up" than the photos' tilt, and it cuts off
   // the cone the hull grows under the product where no photo can see.
   // A measured floor (the capture mat) is the table itself, already level; otherwise look for one.

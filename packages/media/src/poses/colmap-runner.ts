@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { MediaError } from '../errors.js';
+import { killGroup, spawnInGroup } from '../process-group.js';
 import { scaleIntrinsics, type CameraRecovery, type PosedCamera } from './camera.js';
 import { parseColmapText, parsePointsTxt } from './colmap-model.js';
 
@@ -77,19 +77,19 @@ async function runStep(run: ToolRun, args: string[]): Promise<{ seconds: number;
   if (remaining <= 0) throw new MediaError('processing_limit', 'Camera recovery ran out of time', { step: args[0] });
   run.signal?.throwIfAborted();
   return new Promise((resolve, reject) => {
-    const child = spawn(run.colmap, args, {
+    const child = spawnInGroup(run.colmap, args, {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let tail = '';
     let peakMb = 0;
     let killedFor: 'time' | 'memory' | 'abort' | null = null;
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
       tail = (tail + chunk.toString('utf8')).slice(-TAIL_CHARS);
     });
     const kill = (why: 'time' | 'memory' | 'abort') => {
       if (killedFor) return;
       killedFor = why;
-      child.kill('SIGKILL');
+      killGroup(child);
     };
     const timer = setTimeout(() => kill('time'), remaining);
     const poll = setInterval(() => {
@@ -282,9 +282,9 @@ export function colmapAvailable(colmapPath = 'colmap'): Promise<boolean> {
   let probe = probeCache.get(colmapPath);
   if (!probe) {
     probe = new Promise<boolean>((resolve) => {
-      const child = spawn(colmapPath, ['help'], { stdio: 'ignore' });
+      const child = spawnInGroup(colmapPath, ['help'], { stdio: 'ignore' });
       const timer = setTimeout(() => {
-        child.kill('SIGKILL');
+        killGroup(child);
         resolve(false);
       }, 10_000);
       child.on('error', () => {

@@ -53,21 +53,39 @@ let camera = null;
 let sphere = null;
 let distance = 0;
 
+// The page is kept open from one model to the next (see warm-renderer.ts): the WebGL context, the studio
+// environment and the compiled shaders stay; each load replaces the scene and frees the previous model.
+let environmentMap = null;
+
+function freeScene(old) {
+  old.traverse((o) => {
+    if (o.geometry) o.geometry.dispose();
+    for (const m of o.material ? [].concat(o.material) : []) {
+      for (const value of Object.values(m)) if (value && value.isTexture) value.dispose();
+      m.dispose();
+    }
+  });
+}
+
 async function load({ size, fovDeg, fill, environment }) {
-  try {
-    renderer = new THREE.WebGLRenderer({ alpha: true, antialias: true, preserveDrawingBuffer: true });
-  } catch (err) {
-    throw new Error('WebGL is unavailable in this Chromium (check the SwiftShader flags): ' + err.message);
+  if (!renderer) {
+    try {
+      renderer = new THREE.WebGLRenderer({ alpha: true, antialias: true, preserveDrawingBuffer: true });
+    } catch (err) {
+      throw new Error('WebGL is unavailable in this Chromium (check the SwiftShader flags): ' + err.message);
+    }
+    // Pixel ratio 1 and no CSS sizing: the drawing buffer is exactly size x size.
+    renderer.setPixelRatio(1);
+    renderer.setClearColor(0x000000, 0);
+    renderer.outputColorSpace = THREE.SRGBColorSpace;
+    // Khronos PBR Neutral keeps base colours close to what the merchant authored;
+    // ACES shifts hues and darkens, which reads as "wrong colour" on product shots.
+    renderer.toneMapping = THREE.NeutralToneMapping;
+    renderer.toneMappingExposure = 1;
   }
-  // Pixel ratio 1 and no CSS sizing: the drawing buffer is exactly size x size.
-  renderer.setPixelRatio(1);
   renderer.setSize(size, size, false);
-  renderer.setClearColor(0x000000, 0);
-  renderer.outputColorSpace = THREE.SRGBColorSpace;
-  // Khronos PBR Neutral keeps base colours close to what the merchant authored;
-  // ACES shifts hues and darkens, which reads as "wrong colour" on product shots.
-  renderer.toneMapping = THREE.NeutralToneMapping;
-  renderer.toneMappingExposure = 1;
+  const previous = scene;
+  sphere = null;
 
   scene = new THREE.Scene();
   // scene.background stays null so the cleared alpha 0 survives into the PNG.
@@ -79,9 +97,12 @@ async function load({ size, fovDeg, fill, environment }) {
   // lights ride on the camera so every azimuth is lit the same way and the views
   // compare like for like.
   if (environment) {
-    const pmrem = new THREE.PMREMGenerator(renderer);
-    scene.environment = pmrem.fromScene(new RoomEnvironment(), 0.04).texture;
-    pmrem.dispose();
+    if (!environmentMap) {
+      const pmrem = new THREE.PMREMGenerator(renderer);
+      environmentMap = pmrem.fromScene(new RoomEnvironment(), 0.04).texture;
+      pmrem.dispose();
+    }
+    scene.environment = environmentMap;
   } else {
     scene.add(new THREE.HemisphereLight(0xffffff, 0x8a8a8a, 1.6));
   }
@@ -106,6 +127,7 @@ async function load({ size, fovDeg, fill, environment }) {
   try {
     gltf = await loader.loadAsync('${MODEL_PATH}');
   } catch (err) {
+    if (previous) freeScene(previous);
     throw new Error('GLB failed to load: ' + (err && err.message ? err.message : String(err)));
   } finally {
     draco.dispose();
@@ -129,6 +151,11 @@ async function load({ size, fovDeg, fill, environment }) {
   camera.near = Math.max((distance - sphere.radius) * 0.5, distance * 1e-4);
   camera.far = distance + sphere.radius * 2;
   camera.updateProjectionMatrix();
+  // The previous model is freed once the new one holds its shaders: those both use stay compiled.
+  if (previous) {
+    renderer.compile(scene, camera);
+    freeScene(previous);
+  }
   return { radius: sphere.radius, meshes };
 }
 

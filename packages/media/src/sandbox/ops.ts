@@ -31,8 +31,14 @@ export interface MediaOps {
   'generate.builtin': { input: { views: GeneratorView[]; hints: GenerateHints }; output: GenerateResult };
   'render.turntable': { input: { glb: Buffer; options: RenderOptions }; output: Buffer[] };
   'finish.image': { input: FinishInput; output: FinishedImage };
-  /** Diagnostics for the sandbox itself (tests, the overhead bench): echo, hold memory, or spin. */
-  'sandbox.probe': { input: { echo?: Buffer; allocateMb?: number; spinMs?: number }; output: { echo: Buffer | null; pid: number } };
+  /**
+   * Diagnostics for the sandbox itself (tests, the overhead bench): echo, hold memory, spin, or start a tool that
+   * runs for `toolSeconds` (`sleep`, in its own process group as COLMAP and ffmpeg are) and answer its pid.
+   */
+  'sandbox.probe': {
+    input: { echo?: Buffer; allocateMb?: number; spinMs?: number; toolSeconds?: number };
+    output: { echo: Buffer | null; pid: number; toolPid: number | null };
+  };
 }
 
 export type MediaOpName = keyof MediaOps;
@@ -57,11 +63,12 @@ export const MEDIA_OPS: Handlers = {
     (await import('../generate/builtin-generator.js')).createBuiltinGenerator().generate(views, hints, (p, step) => host.progress(p, step)),
   'render.turntable': async ({ glb, options }) => (await import('../render/renders.js')).renderTurntable(glb, options),
   'finish.image': async (input) => (await import('../finish/finish.js')).finishImage(input),
-  'sandbox.probe': async ({ echo, allocateMb, spinMs }) => {
+  'sandbox.probe': async ({ echo, allocateMb, spinMs, toolSeconds }) => {
     // Touch every page, so the memory is resident and not merely reserved.
     if (allocateMb) for (let i = 0; i < allocateMb; i++) held.push(Buffer.alloc(1024 * 1024, 1));
     if (spinMs) for (const end = Date.now() + spinMs; Date.now() < end; );
-    return { echo: echo ?? null, pid: process.pid };
+    const tool = toolSeconds ? (await import('../process-group.js')).spawnInGroup('sleep', [String(toolSeconds)], { stdio: 'ignore' }) : null;
+    return { echo: echo ?? null, pid: process.pid, toolPid: tool?.pid ?? null };
   },
 };
 

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import { MediaError } from '../errors.js';
+import { killGroup, spawnInGroup } from '../process-group.js';
 
 /** Where ffmpeg and ffprobe live. The caller decides (the server's config); the bare names are looked up on PATH. */
 export interface VideoTools {
@@ -32,18 +32,19 @@ const MAX_STDERR = 16 * 1024;
  */
 export function runProcess(command: string, args: readonly string[], timeoutMs: number): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], shell: false });
+    // Its own process group, killed whole on the deadline and when this process exits (see process-group.ts).
+    const child = spawnInGroup(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGKILL');
+      killGroup(child);
     }, timeoutMs);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       if (stdout.length < MAX_STDOUT) stdout += chunk;
     });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-MAX_STDERR);
     });
     child.on('error', (err) => {

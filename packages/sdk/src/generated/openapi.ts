@@ -43,6 +43,21 @@ export interface Capture {
   elevation_deg?: number;
 }
 
+/** Whether the finished image meets its channel's rules, measured on the finished pixels and the cut-out, never read from the settings; null until the image is finished with its current settings. */
+export interface Compliance {
+  /** the preset checked against; null: only the generic checks (not_cropped, cutout) */
+  preset: string | null;
+  passed: boolean;
+  checks: Array<{
+    code: "size" | "fill" | "background" | "format" | "bytes" | "not_cropped" | "cutout";
+    passed: boolean;
+    /** what the finished file (or the cut-out) shows */
+    measured: unknown;
+    /** what the channel's rule asks for */
+    required: unknown;
+  }>;
+}
+
 export interface CreatedApiKey {
   object: "api_key";
   id: string;
@@ -184,6 +199,25 @@ export interface Health {
     name: "isnet" | "classical";
     model: string | null;
   };
+  /** Worker processes whose heartbeat is under 15 s old, oldest first. Only for a secret key or a dashboard session; absent otherwise. */
+  workers?: Array<{
+    /** The worker process: its host, process id and a random suffix. */
+    id: string;
+    /** The machine (host name) it runs on. */
+    host: string;
+    /**
+     * When the process started working jobs.
+     * Format: date-time.
+     */
+    started_at: string;
+    /**
+     * Its last heartbeat; workers beat every 5 s.
+     * Format: date-time.
+     */
+    last_heartbeat_at: string;
+    /** Jobs it is running now. */
+    jobs_held: number;
+  }>;
 }
 
 export interface Hotspot {
@@ -212,6 +246,7 @@ export interface Image {
     [key: string]: unknown;
   };
   cutout: Cutout | null;
+  compliance: Compliance | null;
   error: {
     code: string;
     message: string;
@@ -227,10 +262,15 @@ export interface ImageSettings {
   background?: string;
   /** default soft */
   shadow?: "none" | "soft" | "hard" | "contact";
-  /** fraction of the canvas kept empty on each side; default 0.08 */
-  padding?: number;
-  /** default png when transparent, else jpeg */
+  padding?: number | null;
+  /** default png when transparent, else the preset's, else jpeg */
   format?: "jpeg" | "png" | "webp";
+  preset?: "amazon_main" | "google_shopping" | "ebay" | "shopify" | "square_1080" | null;
+  size?: {
+    width: number;
+    height: number;
+  } | null;
+  fill?: number | null;
 }
 
 export interface Member {
@@ -741,6 +781,22 @@ export interface Operations {
     };
   };
   /**
+   * Check an image against its preset's rules now
+   *
+   * Finishes the image with its saved settings at full size (or takes it from the export cache), measures it, records the result as the image's compliance and returns it.
+   */
+  "POST /dashboard/api/products/{product_id}/images/{image_id}/compliance": {
+    path: {
+      product_id: string;
+      image_id: string;
+    };
+    query: never;
+    body: never;
+    responses: {
+      200: Compliance;
+    };
+  };
+  /**
    * Preview an image finished with unsaved settings
    *
    * The finished image (cut out, on the background, with its shadow and padding) at preview size; JPEG, or PNG when transparent.
@@ -751,12 +807,14 @@ export interface Operations {
       image_id: string;
     };
     query: {
-      /** @default "#ffffff" */
+      /** default the preset's, else #ffffff */
       background?: string;
       /** @default "soft" */
       shadow?: "none" | "soft" | "hard" | "contact";
-      /** @default 0.08 */
       padding?: number;
+      /** a channel preset: its canvas, fill, background and format, and the compliance checks it adds */
+      preset?: "amazon_main" | "google_shopping" | "ebay" | "shopify" | "square_1080";
+      fill?: number;
     };
     body: never;
     responses: {
@@ -938,6 +996,8 @@ export interface Operations {
       model_status?: Array<"none" | "queued" | "generating" | "ready" | "failed">;
       q?: string;
       custom_id?: string;
+      /** false: products with an image whose finished file failed a check of its preset (see an image's compliance); true: none such */
+      channel_ready?: boolean;
     };
     body: never;
     responses: {
@@ -1007,7 +1067,7 @@ export interface Operations {
   /**
    * Export finished images as a ZIP
    *
-   * Select by repeated `ids` or by the list's filters, at most 200 products. `image_review_status` (repeatable) defaults to accepted and pending. When more images need finishing than one request does, the answer is 202 and a link goes to `notify_email`; the same request later streams the ZIP. The 3D model is never included.
+   * Select by repeated `ids` or by the list's filters, at most 200 products. `image_review_status` (repeatable) defaults to accepted and pending. When more images need finishing than one request does, the answer is 202 and a link goes to `notify_email`; the same request later streams the ZIP. `preset` applies a channel's canvas, fill, background and format over each image's settings (explicit settings still override it); the manifest gives each entry's `compliance` and lists the failing images under `non_compliant`, and `strict=true` leaves them out. The 3D model is never included.
    */
   "GET /v1/products/export": {
     path: never;
@@ -1022,10 +1082,16 @@ export interface Operations {
       model_status?: Array<"none" | "queued" | "generating" | "ready" | "failed">;
       q?: string;
       custom_id?: string;
+      /** false: products with an image whose finished file failed a check of its preset (see an image's compliance); true: none such */
+      channel_ready?: boolean;
       ids?: Array<string>;
       image_review_status?: Array<"accepted" | "pending" | "rejected">;
       /** Format: email. */
       notify_email?: string;
+      /** a channel preset: its canvas, fill, background and format, and the compliance checks it adds */
+      preset?: "amazon_main" | "google_shopping" | "ebay" | "shopify" | "square_1080";
+      /** leave the images that fail a compliance check out of the ZIP (reason non_compliant) */
+      strict?: boolean;
     };
     body: never;
     responses: {

@@ -65,6 +65,17 @@ async function authenticate(request: FastifyRequest, rule: AuthRule, auth: Authe
 }
 
 /**
+ * Who calls a public route, if anyone says: a valid API key or a live session, or null (no credentials, or
+ * credentials that do not hold). A public route answers either way; this only decides what it adds.
+ */
+export async function optionalPrincipal(request: FastifyRequest, auth: Authenticator): Promise<Principal | null> {
+  const token = bearer(request);
+  if (token) return auth.fromApiKey(token).catch(() => null);
+  const cookie = request.headers.cookie ? fastifyCookie.parse(request.headers.cookie)[SESSION_COOKIE] : undefined;
+  return cookie ? auth.fromSession(cookie).catch(() => null) : null;
+}
+
+/**
  * Browsers send no Origin on a same-origin GET; they do send Sec-Fetch-Site, which page scripts cannot
  * set. Such a request comes from this API's own origin, which the project must still allow.
  */

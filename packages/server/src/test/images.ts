@@ -37,3 +37,12 @@ export async function attachEmptyPhoto(t: TestApp, productId: string): Promise<s
   await insertImageRows(t.deps.database.db, product, [stored], product.images.length, new Date().toISOString());
   return stored.id;
 }
+
+/** One given photo, cut out by the classical segmenter (fast, no model needed) and stored as ingestion stores it. */
+export async function attachPhoto(t: TestApp, productId: string, photo: Buffer): Promise<string> {
+  const processed = await processImage(photo, { segmenter: { kind: 'classical' } });
+  const product = (await loadProduct(t.deps.database.db, productId))!;
+  const stored = await storeImageFiles(t.deps, product, processed, 'uploaded', null);
+  await insertImageRows(t.deps.database.db, product, [stored], product.images.length, new Date().toISOString());
+  return stored.id;
+}

@@ -30,7 +30,8 @@ export async function updateImage(
       const merged = mergeSettings(image.settings as ImageSettingsInput, body.settings);
       const problem = settingsProblem(merged);
       if (problem) throw validationFailed([{ path: 'body.settings', message: problem }]);
-      await updateImageRow(trx, imageId, { settings: JSON.stringify(merged), updated_at: at });
+      // New settings make a new finished image: its compliance is measured again when it is finished.
+      await updateImageRow(trx, imageId, { settings: JSON.stringify(merged), compliance: null, channel_ready: null, updated_at: at });
     }
     if (body.position !== undefined) {
       // Positions stay a dense 0…n-1 sequence: the image moves, the others close up around it.

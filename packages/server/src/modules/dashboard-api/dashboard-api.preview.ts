@@ -1,4 +1,5 @@
-import type { ImageSettings } from '@plinth/media';
+import type { Compliance, ImageSettings, PresetName } from '@plinth/media';
+import { measureImageCompliance } from '../export/export.compliance.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../http/errors.js';
 import type { Principal } from '../auth/principal.js';
@@ -9,9 +10,11 @@ import { sessionUser } from './dashboard-api.service.js';
 export const PREVIEW_SIZE = 640;
 
 export interface PreviewSettings {
-  background: string;
+  background?: string;
   shadow: ImageSettings['shadow'];
-  padding: number;
+  padding?: number;
+  preset?: PresetName;
+  fill?: number;
 }
 
 /**
@@ -28,6 +31,18 @@ export async function finishedPreview(deps: Deps, principal: Principal, productI
     deps.storage.getBuffer(image.storageKey),
     image.maskKey ? deps.storage.getBuffer(image.maskKey) : Promise.resolve(null),
   ]);
-  const format = settings.background === 'transparent' ? 'png' : 'jpeg';
-  return deps.media.run('finish.image', { original, mask, settings: { ...settings, format }, size: PREVIEW_SIZE });
+  const background = settings.background ?? (settings.preset ? undefined : '#ffffff');
+  const format = background === 'transparent' ? 'png' : 'jpeg';
+  return deps.media.run('finish.image', { original, mask, settings: { ...settings, background, format }, size: PREVIEW_SIZE });
+}
+
+/** The image's compliance with its saved settings, finished at full size now (cached like an export's). */
+export async function imageCompliance(deps: Deps, principal: Principal, productId: string, imageId: string): Promise<Compliance> {
+  sessionUser(principal);
+  const product = await getProduct(deps, principal, productId);
+  const image = product.images.find((i) => i.id === imageId);
+  if (!image) throw notFound('image');
+  const compliance = await measureImageCompliance(deps, { id: product.id, org_id: product.orgId, custom_id: product.customId }, imageId);
+  if (!compliance) throw new AppError('conflict', 'This image has no stored original to finish.', { reason: 'no_original' });
+  return compliance;
 }

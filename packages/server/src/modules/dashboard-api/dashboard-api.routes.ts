@@ -3,7 +3,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
 import { ErrorResponses } from '../../http/schemas.js';
-import { finishedPreview } from './dashboard-api.preview.js';
+import { finishedPreview, imageCompliance } from './dashboard-api.preview.js';
+import { MAX_FILL, MIN_FILL } from '@plinth/media';
+import { PresetSchema } from '../assets/settings.schemas.js';
+import { ComplianceSchema } from '../products/products.schemas.js';
 import { addOrgMember, changeRole, credits, listMembers, me, removeMember } from './dashboard-api.service.js';
 
 const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);
@@ -150,9 +153,11 @@ export const dashboardApiRoutes =
           params: Type.Object({ product_id: Type.String({ maxLength: 100 }), image_id: Type.String({ maxLength: 100 }) }),
           querystring: Type.Object(
             {
-              background: Type.String({ pattern: '^(#[0-9a-fA-F]{6}|transparent)$', default: '#ffffff' }),
+              background: Type.Optional(Type.String({ pattern: '^(#[0-9a-fA-F]{6}|transparent)$', description: "default the preset's, else #ffffff" })),
               shadow: Type.Union([Type.Literal('none'), Type.Literal('soft'), Type.Literal('hard'), Type.Literal('contact')], { default: 'soft' }),
-              padding: Type.Number({ minimum: 0, maximum: 0.45, default: 0.08 }),
+              padding: Type.Optional(Type.Number({ minimum: 0, maximum: 0.45 })),
+              preset: Type.Optional(PresetSchema),
+              fill: Type.Optional(Type.Number({ minimum: MIN_FILL, maximum: MAX_FILL })),
             },
             { additionalProperties: false },
           ),
@@ -166,5 +171,20 @@ export const dashboardApiRoutes =
         reply.header('Cache-Control', 'private, max-age=3600');
         return reply.type(image.contentType).send(image.data);
       },
+    );
+
+    app.post(
+      '/dashboard/api/products/:product_id/images/:image_id/compliance',
+      {
+        config,
+        schema: {
+          tags,
+          summary: "Check an image against its preset's rules now",
+          description: "Finishes the image with its saved settings at full size (or takes it from the export cache), measures it, records the result as the image's compliance and returns it.",
+          params: Type.Object({ product_id: Type.String({ maxLength: 100 }), image_id: Type.String({ maxLength: 100 }) }),
+          response: { 200: ComplianceSchema, ...ErrorResponses },
+        },
+      },
+      async (request) => imageCompliance(deps, request.principal, request.params.product_id, request.params.image_id),
     );
   };

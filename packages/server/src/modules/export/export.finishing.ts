@@ -1,6 +1,8 @@
-import { mapLimit } from '@plinth/media';
+import { evaluateCompliance, mapLimit } from '@plinth/media';
 import type { Deps } from '../../deps.js';
-import type { PlannedEntry } from './export.plan.js';
+import { cutoutOf } from '../products/products.json.js';
+import { updateImageRow } from '../products/products.repo.js';
+import { measurementsKey, type PlannedEntry } from './export.plan.js';
 
 const IN_FLIGHT = 2;
 
@@ -12,6 +14,13 @@ async function finishOne(deps: Deps, entry: PlannedEntry): Promise<void> {
   ]);
   const finished = await deps.media.run('finish.image', { original, mask, settings: entry.settings });
   await deps.storage.put(entry.cacheKey, finished.data, { contentType: finished.contentType });
+  // Written after the image: its presence says the entry is finished.
+  await deps.storage.put(measurementsKey(entry), Buffer.from(JSON.stringify(finished.measurements)), { contentType: 'application/json' });
+  if (entry.ownSettings) {
+    // Finished as the image itself asks (no export preset over it): this is the image's compliance.
+    const compliance = evaluateCompliance(finished.measurements, entry.settings.preset, cutoutOf(entry.image)?.status ?? null);
+    await updateImageRow(deps.database.db, entry.image.id, { compliance: JSON.stringify(compliance), channel_ready: compliance.passed ? 1 : 0 });
+  }
 }
 
 /** Two in flight keeps both cores busy (sharp's threads plus our own work) without piling up memory. */

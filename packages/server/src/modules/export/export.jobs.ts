@@ -7,6 +7,7 @@ import { finishAll } from './export.finishing.js';
 import { downloadUrl, LINK_TTL_SECONDS } from './export.link.js';
 import { pendingEntries } from './export.plan.js';
 import { planOfExport } from './export.service.js';
+import { checkPlan, nonCompliantText } from './export.compliance.js';
 
 /** Finishes a queued export's images, marks it ready (with its event), then mails the link once. */
 export const finishExportJob = defineJob({
@@ -30,12 +31,14 @@ export const finishExportJob = defineJob({
       await emitEvent(trx, found.row.org_id, 'export.ready', { id: exportId, images: found.plan.entries.length, download_url: url }, at);
     });
     if (found.row.mailed_at) return;
+    const { included, nonCompliant } = await checkPlan(deps, found.plan);
     await deps.mailer.send({
       to: found.row.notify_email,
       subject: 'Your Plinth export is ready',
       text:
-        `Your export of ${found.plan.entries.length} finished images from ${found.plan.productIds.length} products is ready.\n\n` +
-        `Download it here (no sign-in needed; the link works for ${LINK_TTL_SECONDS / 86400} days):\n${url}\n`,
+        `Your export of ${included.length} finished images from ${found.plan.productIds.length} products is ready.\n\n` +
+        `Download it here (no sign-in needed; the link works for ${LINK_TTL_SECONDS / 86400} days):\n${url}\n` +
+        (nonCompliantText(found.plan, nonCompliant) ? `\n${nonCompliantText(found.plan, nonCompliant)}` : ''),
     });
     await db.updateTable('exports').set({ mailed_at: deps.clock.now().toISOString() }).where('id', '=', exportId).execute();
   },

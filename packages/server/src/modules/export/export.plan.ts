@@ -4,7 +4,7 @@ import type { Executor } from '../../db.js';
 import { imagesOf } from '../products/products.repo.js';
 import { cutoutOf } from '../products/products.json.js';
 import type { ImageRecord, ReviewStatus } from '../products/products.types.js';
-import { DEFAULT_SIZE, resolveSettings, settingsCacheKey, type ImageSettings } from '@plinth/media';
+import { resolveSettings, settingsCacheKey, type ImageSettings, type ImageSettingsInput, type PresetName } from '@plinth/media';
 
 export interface PlannedEntry {
   path: string;
@@ -12,6 +12,8 @@ export interface PlannedEntry {
   orgId: string;
   image: ImageRecord;
   settings: ImageSettings;
+  /** The image's own settings, with no export preset over them. */
+  ownSettings: boolean;
   /** where the finished image is cached; exists once finished */
   cacheKey: string;
   contentType: string;
@@ -28,6 +30,15 @@ export interface ExportPlan {
   entries: PlannedEntry[];
   skipped: SkippedImage[];
   productIds: string[];
+  /** The channel applied over every image's settings, or null for each image's own. */
+  preset: PresetName | null;
+  /** Leave the images that fail a compliance check out of the archive. */
+  strict: boolean;
+}
+
+export interface PlanOptions {
+  preset?: PresetName | null;
+  strict?: boolean;
 }
 
 const EXT = { jpeg: 'jpg', png: 'png', webp: 'webp' } as const;
@@ -50,7 +61,13 @@ const imageIdentity = (i: ImageRecord) => i.sha256 ?? `image:${i.id}:${i.updated
  * Which images go into the archive, under which names, with which settings; and which are skipped, why.
  * Deterministic for a given database state, so a repeated request and a download link build the same ZIP.
  */
-export async function planExport(db: Executor, products: { id: string; org_id: string; custom_id: string | null }[], statuses: ReviewStatus[]): Promise<ExportPlan> {
+export async function planExport(
+  db: Executor,
+  products: { id: string; org_id: string; custom_id: string | null }[],
+  statuses: ReviewStatus[],
+  options: PlanOptions = {},
+): Promise<ExportPlan> {
+  const preset = options.preset ?? null;
   const images = await imagesOf(db, products.map((p) => p.id));
   const entries: PlannedEntry[] = [];
   const skipped: SkippedImage[] = [];
@@ -74,28 +91,37 @@ export async function planExport(db: Executor, products: { id: string; org_id: s
         skipped.push({ product_id: p.id, image_id: image.id, reason: 'no_cutout', image_review_status: image.reviewStatus });
         continue;
       }
-      const settings = resolveSettings(image.settings as Partial<ImageSettings>);
-      const key = settingsCacheKey(imageIdentity(image), settings, DEFAULT_SIZE);
+      // The export's preset replaces the image's own; the image's explicit fields still override it.
+      const own = image.settings as ImageSettingsInput;
+      const settings = resolveSettings(preset ? { ...own, preset } : own);
+      const key = settingsCacheKey(imageIdentity(image), settings);
       entries.push({
         path: `${folder}/${image.position}-${image.id}.${EXT[settings.format]}`,
         productId: p.id,
         orgId: p.org_id,
         image,
         settings,
+        ownSettings: !preset || preset === own.preset,
         cacheKey: `orgs/${p.org_id}/finished/${key}.${EXT[settings.format]}`,
         contentType: TYPE[settings.format],
       });
     }
   }
-  return { entries, skipped, productIds: products.map((p) => p.id) };
+  return { entries, skipped, productIds: products.map((p) => p.id), preset, strict: options.strict ?? false };
 }
 
-/** Entries whose finished image is not cached yet. */
+/** Where the measurements of a finished image are kept, beside it in the cache. */
+export const measurementsKey = (entry: PlannedEntry) => `${entry.cacheKey}.json`;
+
+/** Entries whose finished image is not cached yet (its measurements are written last). */
 export async function pendingEntries(deps: Deps, plan: ExportPlan): Promise<PlannedEntry[]> {
-  const found = await Promise.all(plan.entries.map((e) => deps.storage.head(e.cacheKey)));
+  const found = await Promise.all(plan.entries.map((e) => deps.storage.head(measurementsKey(e))));
   return plan.entries.filter((_, i) => !found[i]);
 }
 
-export function selectionHash(productIds: string[], statuses: string[]): string {
-  return createHash('sha256').update(JSON.stringify([[...productIds].sort(), [...statuses].sort()])).digest('hex');
+export function selectionHash(productIds: string[], statuses: string[], options: PlanOptions = {}): string {
+  const selection: unknown[] = [[...productIds].sort(), [...statuses].sort()];
+  // Only when given, so the hashes of exports queued before presets existed stay what they were.
+  if (options.preset || options.strict) selection.push(options.preset ?? null, options.strict ?? false);
+  return createHash('sha256').update(JSON.stringify(selection)).digest('hex');
 }

@@ -81,6 +81,27 @@ describe('queued export', () => {
     expect(tampered.statusCode).toBe(404);
   });
 
+  it('with a preset and strict, the mail names the images left out and the rules they failed', async () => {
+    const id = await seedProduct(t, t.org.org_id);
+    const images = await attachRealImages(t, id, 2);
+    const review = await t.app.inject({ method: 'POST', url: `/v1/products/${id}/review`, headers: bearer(t.org.secret_key), payload: { images: [{ image_id: images[1], settings: { fill: 0.6 } }] } });
+    expect(review.statusCode).toBe(200);
+    const before = smtp.messages.length;
+    const url = `/v1/products/export?ids=${id}&preset=square_1080&strict=true&notify_email=channel%40example.test`;
+    const first = await t.app.inject({ method: 'GET', url, headers: bearer(t.org.secret_key) });
+    expect(first.statusCode, first.body).toBe(202);
+    const mail = (await waitFor(() => smtp.messages.slice(before).find((m) => m.includes('channel@example.test')))).replace(/=\r?\n/g, '');
+    // square_1080 has no fill rule: the image passes. Under google_shopping the same fill fails.
+    expect(mail).toContain('Every image meets the rules of square_1080');
+    const google = `/v1/products/export?ids=${id}&preset=google_shopping&strict=true&notify_email=google%40example.test`;
+    expect((await t.app.inject({ method: 'GET', url: google, headers: bearer(t.org.secret_key) })).statusCode).toBe(202);
+    const failed = (await waitFor(() => smtp.messages.find((m) => m.includes('google@example.test')))).replace(/=\r?\n/g, '');
+    expect(failed).toContain('1 images failed a check of google_shopping and were left out');
+    expect(failed).toContain(`${images[1]}.jpg: fill`);
+    const zip = await t.app.inject({ method: 'GET', url: google, headers: bearer(t.org.secret_key) });
+    expect(zip.statusCode).toBe(200);
+  });
+
   it('a queued export needs notify_email (422)', async () => {
     const id = await seedProduct(t, t.org.org_id);
     await attachRealImages(t, id, 3);

@@ -5,6 +5,7 @@ import type { Deps } from '../../deps.js';
 import { ReachQuery } from '../../http/reach.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { ListQuerySchema } from '../products/products.schemas.js';
+import { PresetSchema } from '../assets/settings.schemas.js';
 import { downloadExport, MAX_EXPORT_PRODUCTS, requestExport, type ExportOutcome, type ExportQuery } from './export.service.js';
 
 const Queued = Type.Object(
@@ -41,7 +42,7 @@ export const exportRoutes =
         schema: {
           tags: ['Export'],
           summary: 'Export finished images as a ZIP',
-          description: `Select by repeated \`ids\` or by the list's filters, at most ${MAX_EXPORT_PRODUCTS} products. \`image_review_status\` (repeatable) defaults to accepted and pending. When more images need finishing than one request does, the answer is 202 and a link goes to \`notify_email\`; the same request later streams the ZIP. The 3D model is never included.`,
+          description: `Select by repeated \`ids\` or by the list's filters, at most ${MAX_EXPORT_PRODUCTS} products. \`image_review_status\` (repeatable) defaults to accepted and pending. When more images need finishing than one request does, the answer is 202 and a link goes to \`notify_email\`; the same request later streams the ZIP. \`preset\` applies a channel's canvas, fill, background and format over each image's settings (explicit settings still override it); the manifest gives each entry's \`compliance\` and lists the failing images under \`non_compliant\`, and \`strict=true\` leaves them out. The 3D model is never included.`,
           querystring: Type.Object(
             {
               ...ReachQuery,
@@ -49,6 +50,8 @@ export const exportRoutes =
               ids: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 1000 })),
               image_review_status: Type.Optional(Type.Array(Type.String({ enum: ['accepted', 'pending', 'rejected'] }), { maxItems: 3 })),
               notify_email: Type.Optional(Type.String({ format: 'email', maxLength: 320 })),
+              preset: Type.Optional(PresetSchema),
+              strict: Type.Optional(Type.Boolean({ description: 'leave the images that fail a compliance check out of the ZIP (reason non_compliant)' })),
             },
             { additionalProperties: false },
           ),

@@ -7,10 +7,11 @@ import type { Principal } from '../auth/principal.js';
 import { productIdsMatching } from '../products/products.repo.js';
 import { filterFrom, type ListQuery } from '../products/products.service.js';
 import type { ReviewStatus } from '../products/products.types.js';
+import type { PresetName } from '@plinth/media';
 import { finishAll } from './export.finishing.js';
 import { finishExportJob } from './export.jobs.js';
 import { verifyDownload } from './export.link.js';
-import { pendingEntries, planExport, selectionHash, type ExportPlan } from './export.plan.js';
+import { pendingEntries, planExport, selectionHash, type ExportPlan, type PlanOptions } from './export.plan.js';
 import { streamZip } from './export.zip.js';
 
 export const MAX_EXPORT_PRODUCTS = 200;
@@ -18,6 +19,8 @@ export const MAX_EXPORT_PRODUCTS = 200;
 export interface ExportQuery extends Omit<ListQuery, 'limit' | 'offset'> {
   image_review_status?: ReviewStatus[];
   notify_email?: string;
+  preset?: PresetName;
+  strict?: boolean;
 }
 
 export type ExportOutcome =
@@ -51,7 +54,8 @@ const filename = () => `plinth-export-${new Date().toISOString().slice(0, 10)}.z
 export async function requestExport(deps: Deps, principal: Principal, q: ExportQuery): Promise<ExportOutcome> {
   const products = await selectProducts(deps, principal, q);
   const statuses = [...new Set(q.image_review_status ?? (['accepted', 'pending'] as ReviewStatus[]))];
-  const plan = await planExport(deps.database.db, products, statuses);
+  const options: PlanOptions = { preset: q.preset ?? null, strict: q.strict ?? false };
+  const plan = await planExport(deps.database.db, products, statuses, options);
   const pending = await pendingEntries(deps, plan);
   if (pending.length <= deps.config.exportSyncLimit) {
     await finishAll(deps, pending);
@@ -68,7 +72,7 @@ export async function requestExport(deps: Deps, principal: Principal, q: ExportQ
 
 async function queueExport(deps: Deps, plan: ExportPlan, statuses: ReviewStatus[], pending: number, email: string) {
   const orgId = plan.entries[0].orgId;
-  const hash = selectionHash(plan.productIds, statuses);
+  const hash = selectionHash(plan.productIds, statuses, { preset: plan.preset, strict: plan.strict });
   const at = deps.clock.now().toISOString();
   const row = await inTransaction(deps.database.db, async (trx) => {
     const running = await trx
@@ -83,7 +87,7 @@ async function queueExport(deps: Deps, plan: ExportPlan, statuses: ReviewStatus[
       id: newId('exp'),
       org_id: orgId,
       selection_hash: hash,
-      selection: JSON.stringify({ product_ids: plan.productIds, review_statuses: statuses }),
+      selection: JSON.stringify({ product_ids: plan.productIds, review_statuses: statuses, preset: plan.preset, strict: plan.strict }),
       notify_email: email,
       state: 'queued' as const,
       total_images: plan.entries.length,
@@ -111,11 +115,11 @@ async function queueExport(deps: Deps, plan: ExportPlan, statuses: ReviewStatus[
 export async function planOfExport(deps: Deps, exportId: string) {
   const row = await deps.database.db.selectFrom('exports').selectAll().where('id', '=', exportId).executeTakeFirst();
   if (!row) return null;
-  const selection = JSON.parse(row.selection) as { product_ids: string[]; review_statuses: ReviewStatus[] };
+  const selection = JSON.parse(row.selection) as { product_ids: string[]; review_statuses: ReviewStatus[]; preset?: PresetName | null; strict?: boolean };
   const products = selection.product_ids.length
     ? await deps.database.db.selectFrom('products').select(['id', 'org_id', 'custom_id']).where('id', 'in', selection.product_ids).execute()
     : [];
-  return { row, plan: await planExport(deps.database.db, products, selection.review_statuses) };
+  return { row, plan: await planExport(deps.database.db, products, selection.review_statuses, { preset: selection.preset, strict: selection.strict }) };
 }
 
 /** The signed link from the mail: the same ZIP, without an API key. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Transform, type Readable } from 'node:stream';
 import yazl from 'yazl';
 import type { Deps } from '../../deps.js';
-import { DEFAULT_SIZE } from '@plinth/media';
+import { checkPlan } from './export.compliance.js';
 import type { ExportPlan } from './export.plan.js';
 
 /** A fixed timestamp makes the archive a function of its content: the link and the repeated request give the same bytes. */
@@ -20,7 +20,15 @@ export function streamZip(deps: Deps, plan: ExportPlan): Readable {
   const fail = (err: Error) => output.destroy(err);
 
   (async () => {
-    for (const entry of plan.entries) {
+    const checked = await checkPlan(deps, plan);
+    const skipped = [...plan.skipped];
+    if (plan.strict) {
+      for (const n of checked.nonCompliant) {
+        const entry = plan.entries.find((e) => e.image.id === n.image_id)!;
+        skipped.push({ product_id: n.product_id, image_id: n.image_id, reason: 'non_compliant', image_review_status: entry.image.reviewStatus });
+      }
+    }
+    for (const { entry, measurements, compliance } of checked.included) {
       const source = await deps.storage.get(entry.cacheKey);
       const hash = createHash('sha256');
       let bytes = 0;
@@ -44,10 +52,11 @@ export function streamZip(deps: Deps, plan: ExportPlan): Readable {
         image_id: entry.image.id,
         image_review_status: entry.image.reviewStatus,
         settings: entry.settings,
-        width: DEFAULT_SIZE,
-        height: DEFAULT_SIZE,
+        width: measurements.width,
+        height: measurements.height,
         bytes,
         sha256: hash.digest('hex'),
+        compliance,
       });
     }
     const manifest = Buffer.from(
@@ -55,8 +64,11 @@ export function streamZip(deps: Deps, plan: ExportPlan): Readable {
         {
           object: 'export_manifest',
           products: plan.productIds.length,
+          preset: plan.preset,
+          strict: plan.strict,
           entries: manifestEntries,
-          skipped: plan.skipped,
+          non_compliant: checked.nonCompliant,
+          skipped,
           note: 'Finished images only; the 3D model is never included.',
         },
         null,

@@ -1,6 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { essentialAdapters, type Deps } from '../../deps.js';
+import { optionalPrincipal } from '../../http/auth.js';
+import type { Authenticator } from '../auth/auth.service.js';
+import { platformTables } from '../../platform/db/index.js';
+import { liveWorkers } from '../../platform/jobs/heartbeat.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { sendError } from '../../http/error-handler.js';
 import { toolCapabilities } from '../../platform/tools.js';
@@ -15,6 +19,14 @@ const Check = Type.Object({
 
 const Capability = Type.Object({ available: Type.Boolean(), version: Type.Union([Type.String(), Type.Null()]) });
 
+const Worker = Type.Object({
+  id: Type.String({ description: 'The worker process: its host, process id and a random suffix.' }),
+  host: Type.String({ description: 'The machine (host name) it runs on.' }),
+  started_at: Type.String({ format: 'date-time', description: 'When the process started working jobs.' }),
+  last_heartbeat_at: Type.String({ format: 'date-time', description: 'Its last heartbeat; workers beat every 5 s.' }),
+  jobs_held: Type.Integer({ minimum: 0, description: 'Jobs it is running now.' }),
+});
+
 const Health = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
@@ -27,6 +39,16 @@ const Health = Type.Object(
       name: Type.Union([Type.Literal('isnet'), Type.Literal('classical')]),
       model: Type.Union([Type.String(), Type.Null()]),
     }),
+    /**
+     * Worker processes whose heartbeat is under 15 s old, oldest first. Only for a secret key or a dashboard
+     * session: absent for anyone else (no key, a publishable key), who learns nothing of the deployment's machines.
+     */
+    workers: Type.Optional(
+      Type.Array(Worker, {
+        description:
+          'Worker processes whose heartbeat is under 15 s old, oldest first. Only for a secret key or a dashboard session; absent otherwise.',
+      }),
+    ),
   },
   { title: 'Health' },
 );
@@ -60,10 +82,10 @@ async function probe(adapter: { kind: string; ping(): Promise<void> }) {
 
 /**
  * Public, so load balancers can call it without a key. The database is essential (503 when down);
- * storage and jobs degrade the answer but keep it 200.
+ * storage and jobs degrade the answer but keep it 200. A secret key or a session also sees the live workers.
  */
 export const healthRoutes =
-  (deps: Deps, version: string): FastifyPluginAsyncTypebox =>
+  (deps: Deps, version: string, auth: Authenticator): FastifyPluginAsyncTypebox =>
   async (app) => {
     let cached: { at: number; checks: Promise<Awaited<ReturnType<typeof probe>>[]> } | null = null;
     const runChecks = () => {
@@ -82,7 +104,11 @@ export const healthRoutes =
         schema: { tags: ['Health'], summary: 'Service health', security: [], response: { 200: Health, ...ErrorResponses } },
       },
       async (request, reply) => {
-        const [[database, storage, jobs], capabilities] = await Promise.all([runChecks(), toolCapabilities(deps.config.tools)]);
+        const [[database, storage, jobs], capabilities, principal] = await Promise.all([
+          runChecks(),
+          toolCapabilities(deps.config.tools),
+          request.headers.authorization || request.headers.cookie ? optionalPrincipal(request, auth) : null,
+        ]);
         for (const [name, c] of Object.entries({ database, storage, jobs })) {
           if ('cause' in c) request.log.warn({ err: c.cause, check: name }, 'health check failed');
         }
@@ -93,7 +119,9 @@ export const healthRoutes =
         }
         const ok = storage.status === 'ok' && jobs.status === 'ok' && Object.values(capabilities).every((c) => c.available);
         const segmenter = describeSegmenter(deps.config.segmenter);
-        return { status: ok ? ('ok' as const) : ('degraded' as const), version, checks, capabilities, segmenter };
+        const answer = { status: ok ? ('ok' as const) : ('degraded' as const), version, checks, capabilities, segmenter };
+        if (principal?.kind !== 'secret_key' && principal?.kind !== 'session') return answer;
+        return { ...answer, workers: await liveWorkers(platformTables(deps.database.db)) };
       },
     );
   };

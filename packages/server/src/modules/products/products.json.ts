@@ -17,6 +17,7 @@ export function imageJson(i: ImageRecord, storage: BlobStore) {
     image_review_status: i.reviewStatus,
     settings: i.settings,
     cutout: cutoutOf(i),
+    compliance: i.compliance,
     error: i.error,
     created_at: i.createdAt,
     updated_at: i.updatedAt,

@@ -27,6 +27,7 @@ export function toImageRecord(r: ImageRow): ImageRecord {
     analysis: parse(r.analysis),
     sourceUrl: r.source_url,
     error: parse(r.error),
+    compliance: parse(r.compliance),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -108,6 +109,8 @@ export interface ProductFilter {
   q?: string;
   customId?: string;
   ids?: string[];
+  /** false: only products with an image whose finishing failed a compliance check; true: none such. */
+  channelReady?: boolean;
 }
 
 function filtered(db: Executor, f: ProductFilter) {
@@ -121,6 +124,10 @@ function filtered(db: Executor, f: ProductFilter) {
     q = q.where(sql<boolean>`lower(products.title) like ${needle} escape '\\'`);
   }
   if (f.tags?.length) q = q.where('products.id', 'in', taggedIds(db, f));
+  if (f.channelReady !== undefined) {
+    const failing = db.selectFrom('images').select('images.product_id').where('images.org_id', 'in', f.orgIds).where('images.channel_ready', '=', 0);
+    q = q.where('products.id', f.channelReady ? 'not in' : 'in', failing);
+  }
   return q;
 }
 
@@ -139,7 +146,7 @@ function taggedIds(db: Executor, f: ProductFilter) {
 
 /** Only organization and tags: product_tags alone answers which products, and how many. */
 function tagsOnly(f: ProductFilter): boolean {
-  return Boolean(f.tags?.length && !f.ids?.length && !f.status?.length && !f.modelStatus?.length && !f.customId && !f.q);
+  return Boolean(f.tags?.length && !f.ids?.length && !f.status?.length && !f.modelStatus?.length && !f.customId && !f.q && f.channelReady === undefined);
 }
 
 export async function listProductRows(db: Executor, f: ProductFilter, page: { limit: number; offset: number }) {

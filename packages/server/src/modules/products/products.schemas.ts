@@ -24,6 +24,27 @@ export const CutoutSchema = Type.Object(
   { title: 'Cutout', description: 'How the cut-out of this image went; null until the image is analysed, or when it failed.' },
 );
 
+const ComplianceCode = Type.Union(['size', 'fill', 'background', 'format', 'bytes', 'not_cropped', 'cutout'].map((s) => Type.Literal(s)));
+
+export const ComplianceSchema = Type.Object(
+  {
+    preset: Type.Union([Type.String(), Type.Null()], { description: 'the preset checked against; null: only the generic checks (not_cropped, cutout)' }),
+    passed: Type.Boolean(),
+    checks: Type.Array(
+      Type.Object({
+        code: ComplianceCode,
+        passed: Type.Boolean(),
+        measured: Type.Unknown({ description: 'what the finished file (or the cut-out) shows' }),
+        required: Type.Unknown({ description: "what the channel's rule asks for" }),
+      }),
+    ),
+  },
+  {
+    title: 'Compliance',
+    description: "Whether the finished image meets its channel's rules, measured on the finished pixels and the cut-out, never read from the settings; null until the image is finished with its current settings.",
+  },
+);
+
 export const ImageSchema = Type.Object(
   {
     image_id: Str,
@@ -40,6 +61,7 @@ export const ImageSchema = Type.Object(
     image_review_status: ReviewStatusSchema,
     settings: Type.Object({}, { additionalProperties: true }),
     cutout: Nullable(CutoutSchema),
+    compliance: Nullable(ComplianceSchema),
     error: Problem,
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -209,4 +231,7 @@ export const ListQuerySchema = {
   model_status: Repeated(Type.String({ enum: ['none', 'queued', 'generating', 'ready', 'failed'] })),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   custom_id: Type.Optional(CustomId),
+  channel_ready: Type.Optional(
+    Type.Boolean({ description: "false: products with an image whose finished file failed a check of its preset (see an image's compliance); true: none such" }),
+  ),
 };

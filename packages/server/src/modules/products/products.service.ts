@@ -31,6 +31,7 @@ export interface ListQuery {
   q?: string;
   custom_id?: string;
   ids?: string[];
+  channel_ready?: boolean;
 }
 
 export function filterFrom(principal: Principal, q: ListQuery): ProductFilter {
@@ -43,6 +44,7 @@ export function filterFrom(principal: Principal, q: ListQuery): ProductFilter {
     q: q.q,
     customId: q.custom_id,
     ids: q.ids,
+    channelReady: q.channel_ready,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 export interface ProductsTable {
   id: string;
   org_id: string;
@@ -45,6 +46,10 @@ export interface ImagesTable {
   analysis: string | null; // JSON
   source_url: string | null;
   error: string | null; // JSON: {code, message}
+  /** JSON: the compliance of the last finishing with the image's own settings; null until then. */
+  compliance: ColumnType<string | null, string | null | undefined, string | null>;
+  /** 1 when that compliance passed, 0 when it failed, null when not measured. */
+  channel_ready: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: string;
   updated_at: string;
 }

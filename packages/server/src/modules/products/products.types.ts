@@ -1,3 +1,4 @@
+import type { Compliance } from '@plinth/media';
 export type ProductStatus = 'draft' | 'published' | 'archived';
 export type ModelStatus = 'none' | 'queued' | 'generating' | 'ready' | 'failed';
 export type ReviewStatus = 'pending' | 'accepted' | 'rejected';
@@ -113,6 +114,8 @@ export interface ImageRecord {
   analysis: Record<string, unknown> | null;
   sourceUrl: string | null;
   error: ProblemInfo | null;
+  /** The compliance of the last finishing with the image's own settings (DESIGN section 16). */
+  compliance: Compliance | null;
   createdAt: string;
   updatedAt: string;
 }

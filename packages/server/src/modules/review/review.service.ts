@@ -51,7 +51,8 @@ export async function review(deps: Deps, principal: Principal, productId: string
         reviewStatus: item.decision ?? current.reviewStatus,
         settings: item.settings ? mergeSettings(current.settings as ImageSettingsInput, item.settings) : current.settings,
       };
-      await updateImageRow(trx, item.image_id, { review_status: next.reviewStatus, settings: JSON.stringify(next.settings), updated_at: at });
+      const remeasure = item.settings ? { compliance: null, channel_ready: null } : {};
+      await updateImageRow(trx, item.image_id, { review_status: next.reviewStatus, settings: JSON.stringify(next.settings), ...remeasure, updated_at: at });
       images.set(item.image_id, { ...current, ...next });
     }
     const model = body.model && product.model ? { ...product.model, decision: body.model.decision } : undefined;

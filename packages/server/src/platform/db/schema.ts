@@ -111,10 +111,21 @@ export interface JobsTable {
   updated_at: string;
 }
 
+/** A live worker process (see platform/jobs/heartbeat.ts). Timestamps are ISO-8601 UTC text. */
+export interface WorkersTable {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: string;
+  heartbeat_at: string;
+  /** JSON: [{ queue, id, started }] of the jobs it runs */
+  jobs: string;
+}
+
 /**
  * The platform's own tables: tenancy and identity (organizations and their credit ledger, users,
- * memberships, sessions, projects, API keys), idempotency records, the events outbox and the local job
- * table. Every module's tables extend this set in `src/db.ts`; platform code sees only these.
+ * memberships, sessions, projects, API keys), idempotency records, the events outbox, the local job
+ * table and the workers' heartbeats. Every module's tables extend this set in `src/db.ts`; platform code sees only these.
  */
 export interface PlatformTables {
   organizations: OrganizationsTable;
@@ -128,4 +139,5 @@ export interface PlatformTables {
   idempotency_keys: IdempotencyKeysTable;
   events: EventsTable;
   jobs: JobsTable;
+  workers: WorkersTable;
 }

@@ -4,6 +4,10 @@ import type { EnqueueOptions } from './types.js';
 export interface JobQueueOptions {
   /** how long close() waits for running jobs before releasing them (default 10 s) */
   closeTimeoutMs?: number;
+  /** how often this worker writes its heartbeat (default 5 s; tests shorten it) */
+  heartbeatMs?: number;
+  /** how old a heartbeat makes a worker dead (default 15 s) */
+  staleMs?: number;
 }
 
 export const DEFAULT_RETRY_LIMIT = 5;

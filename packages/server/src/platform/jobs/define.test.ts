@@ -8,7 +8,7 @@ import { loadConfig } from '../../config.js';
 import { createLogger } from '../../logger.js';
 import { freshPostgresDatabase, TEST_BACKEND, tempDir } from '../../test/env.js';
 import { openDatabase, type Database } from '../db/index.js';
-import { defineJob, definedJobNames, Jobs, type JobFailure, type JobRun } from './define.js';
+import { defineJob, definedJobNames, JobDeadlineExceeded, Jobs, type JobFailure, type JobRun } from './define.js';
 import { createJobQueue } from './index.js';
 
 const logger = createLogger('silent');
@@ -70,7 +70,10 @@ afterAll(async () => {
 });
 
 /** A job whose handler and failure hook record what they saw. */
-function recorded(name: string, opts: { retryLimit: number; fail?: (run: JobRun) => Error | null; permanent?: (err: unknown) => boolean }) {
+function recorded(
+  name: string,
+  opts: { retryLimit: number; fail?: (run: JobRun) => Error | null; permanent?: (err: unknown) => boolean; hang?: boolean; deadlineSeconds?: number },
+) {
   const runs: JobRun[] = [];
   const data: unknown[] = [];
   const failures: JobFailure[] = [];
@@ -79,9 +82,11 @@ function recorded(name: string, opts: { retryLimit: number; fail?: (run: JobRun)
     payload: Type.Object({ product_id: Type.String(), credits: Type.Integer({ minimum: 0 }) }),
     retryLimit: opts.retryLimit,
     permanent: opts.permanent,
+    deadlineSeconds: opts.deadlineSeconds,
     handle: async (_ctx: null, payload, run) => {
       runs.push(run);
       data.push(payload);
+      if (opts.hang) await new Promise(() => {});
       const err = opts.fail?.(run);
       if (err) throw err;
     },
@@ -133,6 +138,18 @@ describe(`typed job definitions (${TEST_BACKEND})`, () => {
     await sleep(1500);
     expect(job.runs).toHaveLength(1);
     expect(job.failures).toHaveLength(1);
+  });
+
+  it('an attempt that never finishes fails at its deadline, is retried, and ends in the failure hook', async () => {
+    const j = await jobs();
+    const job = recorded(uniqueName('hangs'), { retryLimit: 1, hang: true, deadlineSeconds: 0.2 });
+    j.register(job.def, null);
+    await j.start();
+    await j.enqueue(database.db, job.def, { product_id: 'prod_5', credits: 0 });
+    await waitFor('the failure hook', () => job.failures.length > 0);
+    expect(job.runs.map((r) => r.attempt)).toEqual([1, 2]);
+    const failure = job.failures[0];
+    expect(failure.kind === 'error' && failure.error).toBeInstanceOf(JobDeadlineExceeded);
   });
 
   it('refuses a payload that does not match its schema, before anything is written', async () => {

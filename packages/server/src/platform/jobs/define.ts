@@ -34,6 +34,13 @@ export interface JobDefinition<S extends TSchema = TSchema, C = any> {
   readonly permanent?: (err: unknown) => boolean;
   readonly handle: (ctx: C, data: Static<S>, run: JobRun) => Promise<void>;
   /**
+   * How long one attempt may run, in seconds (default DEFAULT_JOB_DEADLINE_S). Past it the attempt fails with
+   * JobDeadlineExceeded, as any failure does (a retry, or onFailed on the last attempt): a handler stuck on
+   * something with no limit of its own cannot hold its job while its worker beats. Each media step has its own,
+   * shorter limit (PLINTH_MEDIA_TIMEOUT_S); this is the limit of the whole attempt.
+   */
+  readonly deadlineSeconds?: number;
+  /**
    * Runs once the job will not run again: after a permanent failure, a failure of the last attempt,
    * or the loss of the worker during the last attempt. It records the outcome (a product's status, a
    * refund), so nothing is left waiting for a job that is gone. It must tolerate running twice.
@@ -43,10 +50,33 @@ export interface JobDefinition<S extends TSchema = TSchema, C = any> {
 
 const defined = new Map<string, JobDefinition>();
 
+/** One attempt of any job: longer than the slowest legitimate one (a generation: camera recovery up to 10 minutes). */
+export const DEFAULT_JOB_DEADLINE_S = 3600;
+
+/** An attempt that ran past its job's deadline. */
+export class JobDeadlineExceeded extends Error {
+  override readonly name = 'JobDeadlineExceeded';
+}
+
+/** Runs `work`, failing with JobDeadlineExceeded after `seconds`; the work is not waited for past it. */
+async function withDeadline(name: string, seconds: number, work: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new JobDeadlineExceeded(`job "${name}" ran past its deadline of ${seconds} s`)), seconds * 1000);
+  });
+  try {
+    await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => undefined);
+  }
+}
+
 /** Declares a job. Names are unique across the process; pg-boss creates a queue for each at start. */
 export function defineJob<S extends TSchema, C>(def: JobDefinition<S, C>): JobDefinition<S, C> {
   if (!def.name) throw new TypeError('job name is required');
   if (!Number.isInteger(def.retryLimit) || def.retryLimit < 0) throw new TypeError(`job "${def.name}": retryLimit must be an integer >= 0`);
+  if (def.deadlineSeconds !== undefined && !(def.deadlineSeconds > 0)) throw new TypeError(`job "${def.name}": deadlineSeconds must be positive`);
   if (defined.has(def.name)) throw new Error(`job "${def.name}" is defined twice`);
   defined.set(def.name, def as unknown as JobDefinition);
   return def;
@@ -104,7 +134,8 @@ export class Jobs {
         throw new Error('the last attempt did not finish (worker lost)');
       }
       try {
-        await def.handle(ctx, data, { id: job.id, attempt: job.attempt, last: job.attempt === attempts });
+        const run = def.handle(ctx, data, { id: job.id, attempt: job.attempt, last: job.attempt === attempts });
+        await withDeadline(def.name, def.deadlineSeconds ?? DEFAULT_JOB_DEADLINE_S, run);
       } catch (err) {
         const permanent = def.permanent?.(err) ?? false;
         if (!permanent && job.attempt < attempts) throw err;

@@ -6,6 +6,7 @@ import type { Database, Executor } from '../db/index.js';
 import type { JobsTable } from '../db/schema.js';
 import { newId } from '../ids.js';
 import { checkEnqueueOptions, DEFAULT_CLOSE_TIMEOUT_MS, type JobQueueOptions } from './common.js';
+import { STALE_MS, WorkerHeartbeat, type HeartbeatQueue, type HeldJob } from './heartbeat.js';
 import type { EnqueueOptions, JobHandler, JobQueue } from './types.js';
 
 const MAX_BACKOFF_SECONDS = 3600;
@@ -26,6 +27,7 @@ export function errorText(err: unknown): string {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 interface Running {
+  held: HeldJob;
   task: Promise<void>;
   heartbeat: NodeJS.Timeout;
   /** set when close() handed the job back; the handler may still be running but no longer owns it */
@@ -36,9 +38,10 @@ interface Running {
  * Jobs in the `jobs` table, for SQLite (embedded mode). A worker owns a job while `locked_by` names it and
  * `locked_until` is in the future; it keeps the lease alive while the handler runs. When the process dies the
  * lease runs out and any worker may claim the job again, so handlers must tolerate running more than once.
- * Timestamps are ISO-8601 UTC text of fixed width, so text comparison orders them correctly.
+ * Timestamps are ISO-8601 UTC text of fixed width, so text comparison orders them correctly. A worker that stops
+ * beating (see heartbeat.ts) loses its jobs sooner than that: 15 s after its last heartbeat.
  */
-export class LocalJobQueue implements JobQueue {
+export class LocalJobQueue implements JobQueue, HeartbeatQueue {
   readonly kind = 'local' as const;
   private readonly handlers = new Map<string, JobHandler>();
   private readonly running = new Map<string, Running>();
@@ -49,6 +52,7 @@ export class LocalJobQueue implements JobQueue {
   private started = false;
   private stopping = false;
   private lastPrune = 0;
+  private readonly heartbeat: WorkerHeartbeat;
 
   constructor(
     private readonly config: Readonly<Config>,
@@ -57,6 +61,7 @@ export class LocalJobQueue implements JobQueue {
     options: JobQueueOptions = {},
   ) {
     this.closeTimeoutMs = options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+    this.heartbeat = new WorkerHeartbeat(this.workerId, database, this, logger, options.heartbeatMs, options.staleMs);
   }
 
   async open(): Promise<void> {
@@ -99,7 +104,27 @@ export class LocalJobQueue implements JobQueue {
   async start(): Promise<void> {
     if (this.started || this.stopping) return;
     this.started = true;
+    await this.heartbeat.start();
     this.schedule(0);
+  }
+
+  held(): HeldJob[] {
+    return [...this.running.values()].map((r) => r.held);
+  }
+
+  /** The job table names the holder of each job: every job the dead worker still holds goes back to the queue. */
+  async releaseDead(workerId: string): Promise<number> {
+    const now = iso(Date.now());
+    // The attempt stays counted; a job on its last attempt is failed when it is claimed next (see execute).
+    const result = await this.database.db
+      .updateTable('jobs')
+      .set({ state: 'queued', run_at: now, locked_until: null, locked_by: null, updated_at: now, last_error: `its worker stopped (no heartbeat for ${STALE_MS / 1000} s)` })
+      .where('locked_by', '=', workerId)
+      .where('state', '=', 'active')
+      .executeTakeFirst();
+    const released = Number(result.numUpdatedRows);
+    if (released) this.wake();
+    return released;
   }
 
   async close(): Promise<void> {
@@ -109,7 +134,11 @@ export class LocalJobQueue implements JobQueue {
     this.timer = null;
     // A claim in flight may still add a running job; let it land so it is waited for or released below.
     await this.polling;
+    await this.closeRunning();
+    await this.heartbeat.stop();
+  }
 
+  private async closeRunning(): Promise<void> {
     const pending = [...this.running.values()].map((r) => r.task);
     if (pending.length) {
       let timeout: NodeJS.Timeout | undefined;
@@ -222,7 +251,7 @@ export class LocalJobQueue implements JobQueue {
     const leaseMs = this.config.jobs.leaseSeconds * 1000;
     // Renewing at a third of the lease leaves two chances before it lapses.
     const heartbeat = setInterval(() => void this.extend(job.id), Math.max(100, Math.floor(leaseMs / 3)));
-    const entry: Running = { task: Promise.resolve(), heartbeat, released: false };
+    const entry: Running = { held: { queue: job.queue, id: job.id, started: job.updated_at }, task: Promise.resolve(), heartbeat, released: false };
     entry.task = this.execute(job, entry).finally(() => {
       clearInterval(heartbeat);
       this.running.delete(job.id);

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { CompiledQuery } from 'kysely';
 import PgBoss from 'pg-boss';
 
@@ -6,6 +8,7 @@ import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Database, Executor } from '../db/index.js';
 import { checkEnqueueOptions, DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_RETRY_LIMIT, type JobQueueOptions } from './common.js';
+import { WorkerHeartbeat, type HeartbeatQueue, type HeldJob } from './heartbeat.js';
 import type { EnqueueOptions, JobHandler, JobQueue } from './types.js';
 
 /** pg-boss doubles this per retry (1–2 s, 2–4 s, 4–8 s, …). */
@@ -19,9 +22,10 @@ const MAX_EXPIRE_SECONDS = 23 * 3600;
  * and retried. pg-boss 10 has no heartbeat and its own `work()` cuts a handler off at the expiration, so this
  * adapter runs its own fetch loop (pg-boss's `fetch`, a `SKIP LOCKED` claim) and extends the expiration of each
  * running job every third of a lease: a generation that runs for minutes keeps its claim while its worker lives,
- * and a killed worker's job is retried one lease later. (pg-boss 11 and 12 need Node 22; Plinth runs on 20.)
+ * and a killed worker's job is retried one lease later, or sooner: 15 s after its worker's last heartbeat (see
+ * heartbeat.ts), when a live worker expires it at once. (pg-boss 11 and 12 need Node 22; Plinth runs on 20.)
  */
-export class PgBossJobQueue implements JobQueue {
+export class PgBossJobQueue implements JobQueue, HeartbeatQueue {
   readonly kind = 'pg-boss' as const;
   private readonly boss: PgBoss;
   private readonly handlers = new Map<string, JobHandler>();
@@ -38,6 +42,7 @@ export class PgBossJobQueue implements JobQueue {
   private stopping = false;
   private started = false;
   private closed = false;
+  private readonly heartbeat: WorkerHeartbeat;
 
   constructor(
     private readonly config: Readonly<Config>,
@@ -67,6 +72,34 @@ export class PgBossJobQueue implements JobQueue {
     });
     // Without a listener an 'error' event would crash the process; pg-boss recovers from these by itself.
     this.boss.on('error', (err) => this.logger.error({ err }, 'pg-boss error'));
+    const workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.heartbeat = new WorkerHeartbeat(workerId, database, this, logger, options.heartbeatMs, options.staleMs);
+  }
+
+  held(): HeldJob[] {
+    return [...this.running].map((r) => ({ queue: r.name, id: r.id, started: r.started }));
+  }
+
+  /**
+   * pg-boss does not know who fetched a job, so the dead worker's row lists them. Each still in the run the row
+   * names (the same start) is made to have expired and pg-boss's own expiry fails it: a retry with its backoff
+   * (the attempt counted) or, on the last attempt, a failure, exactly as when its lease runs out.
+   */
+  async releaseDead(_workerId: string, jobs: HeldJob[]): Promise<number> {
+    let released = 0;
+    for (const job of jobs) {
+      const { rows } = await this.boss.getDb().executeSql(
+        `UPDATE pgboss.job SET expire_in = interval '0'
+         WHERE name = $1 AND id = $2 AND state = 'active'
+           AND abs(extract(epoch from started_on) - extract(epoch from $3::timestamptz)) < 0.002
+         RETURNING id`,
+        [job.queue, job.id, job.started],
+      );
+      released += rows.length;
+    }
+    if (released) await this.boss.expire();
+    if (released) this.idle.wakeAll();
+    return released;
   }
 
   open(): Promise<void> {
@@ -117,6 +150,7 @@ export class PgBossJobQueue implements JobQueue {
     if (this.started) return;
     await this.ready();
     this.started = true;
+    await this.heartbeat.start();
     // One at a time: concurrent queue creation deadlocks inside PostgreSQL.
     for (const name of this.handlers.keys()) await this.startWorkers(name);
   }
@@ -147,6 +181,7 @@ export class PgBossJobQueue implements JobQueue {
         .catch((err: unknown) => this.logger.error({ err, job: entry.id }, 'could not release a running job'));
     }
     await Promise.race([Promise.all(this.loops), new Promise((r) => setTimeout(r, 2000))]);
+    await this.heartbeat.stop();
     await this.boss.stop({ graceful: false, wait: true, close: true, timeout: 1000 });
   }
 
@@ -202,11 +237,13 @@ export class PgBossJobQueue implements JobQueue {
 
   private async runOne(name: string, handler: JobHandler, job: JobWithMetadata<Record<string, unknown>>): Promise<void> {
     const attempt = job.retryCount + 1;
-    const entry: RunningJob = { name, id: job.id, released: false, done: Promise.resolve() };
+    const entry: RunningJob = { name, id: job.id, started: new Date(job.startedOn).toISOString(), released: false, done: Promise.resolve() };
     const heartbeat = setInterval(() => void this.extend(entry), Math.max(250, Math.floor((this.expireInSeconds * 1000) / 3)));
     let settle = () => {};
     entry.done = new Promise<void>((resolve) => (settle = resolve));
     this.running.add(entry);
+    // Listed in the heartbeat row at once: pg-boss keeps no holder, and a worker killed now must be found holding it.
+    await this.heartbeat.write();
     try {
       await handler({ id: job.id, name: job.name, data: job.data ?? {}, attempt });
       clearInterval(heartbeat);
@@ -244,6 +281,8 @@ export class PgBossJobQueue implements JobQueue {
 interface RunningJob {
   name: string;
   id: string;
+  /** when this run started (pg-boss's started_on): tells it from a later retry of the same job */
+  started: string;
   /** set when close() gave the job back; the late-finishing handler must then leave it alone */
   released: boolean;
   done: Promise<void>;

@@ -6,7 +6,10 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import {
   MediaError,
+  closeRenderer,
+  killTree,
   packLarge,
+  renderTurntable,
   runMediaOp,
   unpackLarge,
   type FromChild,
@@ -76,6 +79,29 @@ interface Call {
   reject: (err: Error) => void;
 }
 
+/** What a render may take when its caller names no time: the renderer's own default. */
+const RENDER_TIMEOUT_MS = 120_000;
+
+/**
+ * Renders run in this process, on its one warm Chromium (see WarmRenderer in the media package): the browser is
+ * a process of its own that a child would only stand in front of, adding a copy of the model and of every
+ * image, and a browser per child. The sandbox's time limit still bounds each render; a render cut by it fails
+ * with 'processing_limit' as any other step does, and its browser is killed and relaunched for the next. Its
+ * memory limit bounds what the browser keeps: holding more after a render, it is relaunched before the next.
+ */
+async function renderHere(input: MediaOpInput<'render.turntable'>, { timeoutS, memoryMb }: SandboxLimits): Promise<MediaOpOutput<'render.turntable'>> {
+  const own = input.options.timeoutMs ?? RENDER_TIMEOUT_MS;
+  const timeoutMs = Math.min(own, timeoutS * 1000);
+  try {
+    return await renderTurntable(input.glb, { ...input.options, timeoutMs, maxMemoryMb: memoryMb });
+  } catch (err) {
+    if (timeoutMs < own && /timed out/.test((err as Error).message)) {
+      throw new MediaError('processing_limit', `Media processing took longer than ${timeoutS} s.`, { limit: 'time', timeout_s: timeoutS });
+    }
+    throw err;
+  }
+}
+
 /** One child process, running one operation at a time. */
 class Slot {
   child: ChildProcess | null = null;
@@ -114,12 +140,16 @@ class Slot {
     return child;
   }
 
-  /** Ends the call in flight with `err` and kills the child, so the next call starts a fresh one. */
+  /**
+   * Ends the call in flight with `err` and kills the child with every tool it started (COLMAP, ffmpeg: each in a
+   * process group of its own, which a SIGKILLed child could not end itself), so the next call starts afresh.
+   */
   kill(err: MediaError) {
     const child = this.child;
     this.child = null;
     this.fail(err);
-    child?.kill('SIGKILL');
+    if (child?.pid) killTree(child.pid);
+    else child?.kill('SIGKILL');
   }
 
   private fail(err: Error) {
@@ -211,7 +241,7 @@ class Slot {
  * Media work in child processes with a heap cap, a resident-memory watchdog, a time limit and their own
  * stack. A child that dies or is killed fails only its call, with MediaError('processing_limit'); the next
  * call gets a fresh child. Children are kept between calls, so what one has loaded (a model session)
- * stays loaded.
+ * stays loaded. Renders are the exception: they drive this process's warm browser (see renderHere).
  */
 export class MediaSandbox implements MediaRunner {
   private readonly slots: Slot[];
@@ -222,13 +252,18 @@ export class MediaSandbox implements MediaRunner {
   /** where large Buffers cross to and from the children; private to this server process */
   private readonly transferDir = mkdtempSync(join(tmpdir(), 'plinth-media-'));
 
-  constructor(entry: string, limits: SandboxLimits, logger: Logger) {
+  constructor(
+    entry: string,
+    private readonly limits: SandboxLimits,
+    logger: Logger,
+  ) {
     this.slots = Array.from({ length: Math.max(1, limits.children) }, () => new Slot(entry, limits, logger, this.transferDir));
     this.idle = [...this.slots];
   }
 
   async run<K extends MediaOpName>(op: K, input: MediaOpInput<K>, host: MediaCallHost = {}): Promise<MediaOpOutput<K>> {
     if (this.closed) throw new MediaError('processing_limit', 'The media sandbox is closed.');
+    if (op === 'render.turntable') return renderHere(input as MediaOpInput<'render.turntable'>, this.limits) as Promise<MediaOpOutput<K>>;
     const slot = this.idle.pop() ?? (await new Promise<Slot>((resolve) => this.waiting.push(resolve)));
     try {
       return (await slot.run(this.nextId++, op, input, host)) as MediaOpOutput<K>;
@@ -248,6 +283,7 @@ export class MediaSandbox implements MediaRunner {
     this.closed = true;
     for (const slot of this.slots) slot.kill(new MediaError('processing_limit', 'The media sandbox was closed.'));
     rmSync(this.transferDir, { recursive: true, force: true });
+    await closeRenderer();
   }
 }
 
@@ -262,7 +298,9 @@ export class InlineMediaRunner implements MediaRunner {
     });
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    await closeRenderer();
+  }
 }
 
 export function createMediaRunner(limits: SandboxLimits, logger: Logger): MediaRunner {

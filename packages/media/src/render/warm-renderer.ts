@@ -1,0 +1,316 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserServer, type Page, type Route } from 'playwright-core';
+import {
+  MODEL_PATH,
+  PAGE_PATH,
+  RENDER_ORIGIN,
+  THREE_PREFIX,
+  renderPageHtml,
+  type PageLoadArgs,
+  type PageLoadResult,
+} from './renders-page.js';
+import { treeMemoryMb } from '../process-group.js';
+
+/**
+ * Flags for a GPU-less, network-less host. WebGL comes from SwiftShader (software
+ * Vulkan behind ANGLE); recent Chromium refuses to fall back to it without
+ * --enable-unsafe-swiftshader. Playwright adds its own fresh --user-data-dir.
+ */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--use-angle=swiftshader',
+  '--enable-unsafe-swiftshader',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** One render, its options checked (see renders.ts). */
+export interface RenderJob {
+  chromiumPath: string;
+  views: number;
+  size: number;
+  elevationDeg: number;
+  timeoutMs: number;
+  environment: boolean;
+  /** Memory the browser may keep between renders, in MB: above it, it is relaunched before the next. */
+  maxMemoryMb?: number;
+}
+
+/** A browser is relaunched after this many renders, so what it leaks or fragments does not pile up. */
+export const RENDERS_PER_BROWSER = 200;
+
+const FOV_DEG = 30;
+const FILL = 0.85;
+const CLOSE_GRACE_MS = 5_000;
+const PNG_DATA_URL = 'data:image/png;base64,';
+
+// The `three` package root: resolve() lands on build/three.cjs (the require
+// condition), one level below the root.
+const threeRoot = path.resolve(path.dirname(createRequire(import.meta.url).resolve('three')), '..');
+// A handful of modules (~2 MB) read on every page load otherwise; they never change.
+const threeFiles = new Map<string, Promise<Buffer>>();
+
+function readThreeFile(rel: string): Promise<Buffer> | null {
+  const file = path.resolve(threeRoot, rel);
+  // Only .js (and Draco's .wasm decoder) under the package: the page cannot read anything else from disk.
+  if (!file.startsWith(threeRoot + path.sep) || !/\.(js|wasm)$/.test(file)) return null;
+  let cached = threeFiles.get(file);
+  if (!cached) {
+    cached = readFile(file);
+    cached.catch(() => threeFiles.delete(file));
+    threeFiles.set(file, cached);
+  }
+  return cached;
+}
+
+interface PlinthWindow {
+  plinthPage?: {
+    load(args: PageLoadArgs): Promise<PageLoadResult>;
+    render(azimuthDeg: number, elevationDeg: number): string;
+  };
+}
+
+// Playwright wraps in-page exceptions as "page.evaluate: Error: <message>\n    at …";
+// callers want the message the page threw, not the plumbing.
+function cleanEvaluateError(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  const firstLine = msg.split('\n')[0] ?? msg;
+  return firstLine.replace(/^page\.evaluate:\s*/, '').replace(/^Error:\s*/, '');
+}
+
+/** A launched browser and the one render page kept open in it. */
+interface Session {
+  chromiumPath: string;
+  server: BrowserServer;
+  browser: Browser;
+  page: Page | null;
+  /** the model the page's next request for MODEL_PATH is answered with */
+  glb: Buffer;
+  /** script errors of the page, for the message when it fails to start */
+  pageErrors: string[];
+  renders: number;
+  dead: boolean;
+}
+
+/**
+ * One headless Chromium for every render of this process: launched on first use, its render page (three.js
+ * loaded, WebGL context and compiled shaders kept) reused from one model to the next, relaunched after a
+ * crash, after a render that ran out of time, every RENDERS_PER_BROWSER renders and when it holds more memory
+ * than a render's `maxMemoryMb` after it, closed by close().
+ * Renders run one at a time on the one page; callers queue.
+ */
+export class WarmRenderer {
+  private session: Promise<Session> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  /** browsers launched so far (tests and the bench read it) */
+  launches = 0;
+
+  constructor(private readonly rendersPerBrowser = RENDERS_PER_BROWSER) {}
+
+  render(glb: Buffer, job: RenderJob): Promise<Buffer[]> {
+    const run = this.queue.then(() => this.renderNow(glb, job));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Process id of the live browser, or null (tests kill it to check the relaunch). */
+  async browserPid(): Promise<number | null> {
+    const session = await this.session?.catch(() => null);
+    return session && !session.dead ? (session.server.process().pid ?? null) : null;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.retire(false);
+  }
+
+  private async renderNow(glb: Buffer, job: RenderJob): Promise<Buffer[]> {
+    if (this.closed) throw new Error('the renderer is closed');
+    const started = Date.now();
+    const current = await this.session?.catch(() => null);
+    if (!current || current.dead || current.chromiumPath !== job.chromiumPath) {
+      await this.retire(false);
+      this.session = this.launch(job);
+    }
+    let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => {
+          timedOut = true;
+          reject(new Error(`renderTurntable timed out after ${job.timeoutMs} ms`));
+        },
+        Math.max(0, job.timeoutMs - (Date.now() - started)),
+      );
+    });
+    const draw = (async () => {
+      const session = await this.session!;
+      session.renders++;
+      return this.drawViews(session, glb, job);
+    })();
+    try {
+      const pngs = await Promise.race([draw, deadline]);
+      const session = await this.session!;
+      if (session.renders >= this.rendersPerBrowser || this.overMemory(session, job)) await this.retire(false);
+      return pngs;
+    } catch (err) {
+      // On timeout the page may be stuck inside a draw call: the browser goes, the next render gets a new one.
+      // Any other failure costs only the page, so a broken model cannot leave state behind for the next.
+      if (timedOut) await this.retire(true);
+      else await this.dropPage();
+      draw.catch(() => undefined);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Whether the browser now holds more than the render's memory limit (read from /proc; false where it cannot). */
+  private overMemory(session: Session, job: RenderJob): boolean {
+    const pid = session.server.process().pid;
+    if (!job.maxMemoryMb || !pid) return false;
+    return (treeMemoryMb(pid) ?? 0) > job.maxMemoryMb;
+  }
+
+  private async launch(job: RenderJob): Promise<Session> {
+    this.launches++;
+    let server: BrowserServer;
+    try {
+      server = await chromium.launchServer({
+        executablePath: job.chromiumPath,
+        headless: true,
+        args: [...CHROMIUM_ARGS],
+        timeout: job.timeoutMs,
+        // The server process owns signal handling; Playwright still kills its browsers when Node exits.
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      });
+    } catch (err) {
+      throw new Error(`Chromium failed to launch (${job.chromiumPath}): ${(err as Error).message.split('\n')[0]}`);
+    }
+    const session: Session = { chromiumPath: job.chromiumPath, server, browser: null!, page: null, glb: Buffer.alloc(0), pageErrors: [], renders: 0, dead: false };
+    // A crashed or killed browser is noticed here, and the next render launches another.
+    server.process().once('exit', () => (session.dead = true));
+    try {
+      session.browser = await chromium.connect(server.wsEndpoint(), { timeout: job.timeoutMs });
+    } catch (err) {
+      session.dead = true;
+      await shutdown(server, true);
+      throw err;
+    }
+    session.browser.on('disconnected', () => (session.dead = true));
+    return session;
+  }
+
+  private async openPage(session: Session, job: RenderJob): Promise<Page> {
+    const context = await session.browser.newContext({
+      viewport: { width: 64, height: 64 }, // the canvas is never laid out; only its buffer is read
+      deviceScaleFactor: 1,
+      serviceWorkers: 'block',
+    });
+    const page = await context.newPage();
+    session.pageErrors = [];
+    // Script errors before window.plinthPage exists (a module failing to import) surface nowhere else.
+    page.on('pageerror', (err) => session.pageErrors.push(err.message));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') session.pageErrors.push(msg.text());
+    });
+    // If answering fails, abort so the request does not hang; if the browser is going away that fails too.
+    await page.route('**/*', (route) => serve(route, session).catch(() => route.abort().catch(() => undefined)));
+    await page.goto(RENDER_ORIGIN + PAGE_PATH, { waitUntil: 'load', timeout: job.timeoutMs });
+    const ready = await page.evaluate(() => Boolean((window as unknown as PlinthWindow).plinthPage));
+    if (!ready) {
+      await context.close().catch(() => undefined);
+      throw new Error(`render page failed to start: ${session.pageErrors.join('; ') || 'unknown error'}`);
+    }
+    session.page = page;
+    return page;
+  }
+
+  private async drawViews(session: Session, glb: Buffer, job: RenderJob): Promise<Buffer[]> {
+    const page = session.page ?? (await this.openPage(session, job));
+    session.glb = glb;
+    const args: PageLoadArgs = { size: job.size, fovDeg: FOV_DEG, fill: FILL, environment: job.environment };
+    try {
+      await page.evaluate((a) => (window as unknown as PlinthWindow).plinthPage!.load(a), args);
+    } catch (err) {
+      throw new Error(cleanEvaluateError(err));
+    } finally {
+      session.glb = Buffer.alloc(0);
+    }
+    const pngs: Buffer[] = [];
+    for (let i = 0; i < job.views; i++) {
+      const azimuthDeg = (360 * i) / job.views;
+      // One view per round trip bounds each base64 string to a single PNG.
+      const dataUrl = await page.evaluate(
+        ([az, el]) => (window as unknown as PlinthWindow).plinthPage!.render(az, el),
+        [azimuthDeg, job.elevationDeg] as const,
+      );
+      if (!dataUrl.startsWith(PNG_DATA_URL)) throw new Error(`view ${i} did not produce a PNG`);
+      pngs.push(Buffer.from(dataUrl.slice(PNG_DATA_URL.length), 'base64'));
+    }
+    return pngs;
+  }
+
+  private async dropPage(): Promise<void> {
+    const session = await this.session?.catch(() => null);
+    const page = session?.page;
+    if (!session || !page) return;
+    session.page = null;
+    await page.context().close().catch(() => undefined);
+  }
+
+  /** Ends the current browser, gracefully or (stuck in a draw call) by force. */
+  private async retire(force: boolean): Promise<void> {
+    const pending = this.session;
+    this.session = null;
+    const session = await pending?.catch(() => null);
+    if (!session) return;
+    session.dead = true;
+    await session.browser.close().catch(() => undefined);
+    await shutdown(session.server, force);
+  }
+}
+
+async function serve(route: Route, session: Session): Promise<void> {
+  const url = new URL(route.request().url());
+  // Nothing should leave the page; refuse rather than let Chromium try the network.
+  if (url.origin !== RENDER_ORIGIN) return route.abort('blockedbyclient');
+  const headers = { 'cache-control': 'no-store' };
+  if (url.pathname === PAGE_PATH) {
+    return route.fulfill({ status: 200, headers, contentType: 'text/html; charset=utf-8', body: renderPageHtml() });
+  }
+  if (url.pathname === MODEL_PATH) {
+    return route.fulfill({ status: 200, headers, contentType: 'model/gltf-binary', body: session.glb });
+  }
+  if (url.pathname.startsWith(THREE_PREFIX)) {
+    const rel = decodeURIComponent(url.pathname.slice(THREE_PREFIX.length));
+    const body = await readThreeFile(rel)?.catch(() => null);
+    const contentType = rel.endsWith('.wasm') ? 'application/wasm' : 'text/javascript; charset=utf-8';
+    if (body) return route.fulfill({ status: 200, headers, contentType, body });
+  }
+  return route.fulfill({ status: 404, headers, body: 'not found' });
+}
+
+async function shutdown(server: BrowserServer, force: boolean): Promise<void> {
+  const proc = server.process();
+  const exited = () => proc.exitCode !== null || proc.signalCode !== null;
+  if (!force) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      server.close().catch(() => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+  if (!exited()) await server.kill().catch(() => undefined);
+}

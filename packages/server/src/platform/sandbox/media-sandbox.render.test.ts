@@ -1,0 +1,33 @@
+import { existsSync } from 'node:fs';
+import { boxDocument, glbBytes } from '@plinth/media/test-support';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../logger.js';
+import { childEntry, MediaSandbox } from './media-sandbox.js';
+
+// Renders run on the worker's one warm browser, not in a child; the sandbox's time limit still bounds each.
+const entry = childEntry();
+const chromiumPath = process.env.PLINTH_CHROMIUM_PATH || '/usr/bin/chromium';
+if (!entry) console.log('\n[plinth] media sandbox tests skipped: run `npm run build -w @plinth/media` first (they run its compiled child).\n');
+if (!existsSync(chromiumPath)) console.log(`\n[plinth] render sandbox tests skipped: no Chromium at ${chromiumPath}.\n`);
+
+const sandboxes: MediaSandbox[] = [];
+afterAll(() => Promise.all(sandboxes.map((s) => s.close())));
+
+describe.skipIf(!entry || !existsSync(chromiumPath))('media sandbox: renders', () => {
+  it('a render over the time limit fails with processing_limit; the next render gets a browser and succeeds', async () => {
+    const sandbox = new MediaSandbox(entry!, { memoryMb: 512, timeoutS: 1, stackKb: 2048, children: 1 }, createLogger('silent'));
+    sandboxes.push(sandbox);
+    const glb = await glbBytes(boxDocument({ meshSize: [0.3, 0.2, 0.1] }).doc);
+    const err = await sandbox.run('render.turntable', { glb, options: { chromiumPath, views: 360, size: 2048 } }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ name: 'MediaError', reason: 'processing_limit', details: { limit: 'time', timeout_s: 1 } });
+
+    const roomy = new MediaSandbox(entry!, { memoryMb: 512, timeoutS: 120, stackKb: 2048, children: 1 }, createLogger('silent'));
+    sandboxes.push(roomy);
+    const pngs = await roomy.run('render.turntable', { glb, options: { chromiumPath, views: 2, size: 64 } });
+    expect(pngs).toHaveLength(2);
+    expect(pngs[0]!.subarray(1, 4).toString('latin1')).toBe('PNG');
+    // No child was forked for either: renders are not child work.
+    expect(sandbox.pids()).toEqual([]);
+    expect(roomy.pids()).toEqual([]);
+  });
+});
