@@ -4,6 +4,7 @@ import { armFor, type Arm } from './features/experiment.js';
 import { loadProduct, resolveApiBase, type EmbedProduct, type FailureReason } from './features/loading.js';
 import { DesktopAr } from './features/qr.js';
 import { modelSource } from './features/sources.js';
+import { mountViewerFeatures, type ViewerFeatures } from './features/viewer-features.js';
 import { SHADOW_HTML } from './shadow.js';
 
 export type ServiceModelState = 'empty' | 'loading' | 'ready' | 'error';
@@ -74,7 +75,7 @@ export interface ServiceModelElement {
  * Every entry point is wrapped so that nothing this element does can throw into the host page.
  */
 export class ServiceModelElement extends HTMLElement {
-  static readonly observedAttributes = ['product-id', 'publishable-key', 'api-base'];
+  static readonly observedAttributes = ['product-id', 'publishable-key', 'api-base', 'variant'];
 
   private ui: Ui | null = null;
   private current: Shown | null = null;
@@ -84,6 +85,7 @@ export class ServiceModelElement extends HTMLElement {
   private abort: AbortController | null = null;
   private stopView: (() => void) | null = null;
   private ar: ArTracker | null = null;
+  private features: ViewerFeatures | null = null;
 
   get productId(): string | null {
     return this.getAttribute('product-id');
@@ -172,7 +174,9 @@ export class ServiceModelElement extends HTMLElement {
     });
   }
 
-  attributeChangedCallback(_name: string, previous: string | null, value: string | null): void {
+  attributeChangedCallback(name: string, previous: string | null, value: string | null): void {
+    // A variant switches the look of the model on screen; nothing is fetched again.
+    if (name === 'variant') return this.safely(() => this.features?.setVariant(value));
     if (previous !== value && this.isConnected) this.safely(() => this.schedule());
   }
 
@@ -246,6 +250,8 @@ export class ServiceModelElement extends HTMLElement {
     this.abort?.abort();
     this.stopView?.();
     this.stopView = null;
+    this.features?.dispose();
+    this.features = null;
     this.current = null;
     const productId = this.productId?.trim();
     const key = this.publishableKey?.trim();
@@ -304,6 +310,8 @@ export class ServiceModelElement extends HTMLElement {
     const src = (shown.src = modelSource(product));
     const unchanged = viewer.src === src && (viewer as { loaded?: boolean }).loaded;
     set('src', src);
+    // The viewer's own events (variant_change, hotspot_open, ar_cta_tap) go through the same queue, tagged like the rest.
+    this.features = mountViewerFeatures(this, this.ui!.frame, viewer, product, (type) => shown.beacons.add(type, shown.productId, shown.tag));
     this.setState('loading');
     // The same model already on screen sends no new `load`.
     if (unchanged) this.onModelLoad();
@@ -361,6 +369,8 @@ export class ServiceModelElement extends HTMLElement {
     this.abort?.abort();
     this.stopView?.();
     this.stopView = null;
+    this.features?.dispose();
+    this.features = null;
     this.current = null;
     if (this.ui) this.setState('error', MESSAGES[reason], RETRYABLE.has(reason));
     console.warn(`[service-model] ${productId ?? '(no product-id)'}: ${message}`);

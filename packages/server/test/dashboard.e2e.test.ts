@@ -258,6 +258,28 @@ describe.skipIf(!ready)('the dashboard in Chromium', { timeout: 300_000 }, () =>
     await shoot('product-model');
   });
 
+  it('places a hotspot by a click on the model in the Viewer panel and saves the viewer settings', async () => {
+    await page.goto(`${base}/products/${modelProductId}`);
+    const panel = page.getByRole('region', { name: 'Viewer' });
+    const preview = panel.locator('model-viewer');
+    await waitFor(async () => preview.evaluate((el) => (el as HTMLElement & { loaded?: boolean }).loaded === true).catch(() => false), 90_000, 'the Viewer preview');
+    // A real click at the middle of the preview, where the model is.
+    await preview.click();
+    await panel.getByLabel('Label of hotspot 1').fill('Top');
+    await panel.getByLabel('Text of hotspot 1').fill('Oiled walnut.');
+    await panel.getByLabel('Show dimensions').check();
+    await panel.getByLabel('AR placement').selectOption('wall');
+    await panel.getByRole('button', { name: 'Save viewer settings' }).click();
+    await panel.getByRole('status').getByText('Saved.').waitFor();
+    const settings = (await api('GET', `/v1/products/${modelProductId}`)).model.settings;
+    expect(settings).toMatchObject({ show_dimensions: true, ar_placement: 'wall', hotspots: [{ label: 'Top', text: 'Oiled walnut.' }] });
+    // The click landed on the model: a point on its surface, within its size.
+    expect(settings.hotspots[0].position.every((v: number) => Number.isFinite(v) && Math.abs(v) < 1)).toBe(true);
+    expect(Math.hypot(...settings.hotspots[0].normal)).toBeCloseTo(1, 2);
+    await audit('product-viewer');
+    await shoot('product-viewer');
+  });
+
   it('warns on a model whose size suggests wrong units, and a rescale to the real height clears it', async () => {
     // A 25 cm side table exported in centimetres and read as metres: 25 m across.
     const up = await t.app.inject({ method: 'POST', url: '/v1/uploads', headers: { ...bearer(t.org.secret_key), 'content-type': 'model/gltf-binary' }, payload: await boxGlb(25) });

@@ -2,7 +2,7 @@ import { createElement, useEffect, useState } from 'react';
 
 let loading: Promise<unknown> | null = null;
 /** The embed bundle carries model-viewer; the dashboard uses the same viewer shoppers get. */
-function loadViewer() {
+export function loadViewer() {
   loading ??= import(/* @vite-ignore */ `${window.location.origin}/embed.js`).catch((e) => {
     loading = null;
     throw e;

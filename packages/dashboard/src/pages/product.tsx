@@ -8,6 +8,7 @@ import { CopyButton } from '../components/copy-button';
 import { useTitle } from '../components/use-title';
 import { DeliveryPanel } from '../components/delivery-panel';
 import { ModelViewer } from '../components/model-viewer';
+import { ViewerPanel } from '../components/viewer-panel';
 import { Badge, ErrorBox, Loading, Progress } from '../components/states';
 import { Review } from './product-review';
 import { modelLabel, modelTone, stepLabel, statusTone } from '../components/status';
@@ -69,6 +70,7 @@ function ProductView({ product: p }: { product: Product }) {
       <Review product={p} />
       <ModelSection product={p} />
       <DeliveryPanel product={p} />
+      <ViewerPanel product={p} />
       <Snippet product={p} />
     </>
   );

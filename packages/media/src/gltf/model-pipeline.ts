@@ -9,6 +9,7 @@ import { bakeSkinsAtRest } from './model-rest-pose.js';
 import { countTriangles, displayScene, measureDimensions, modelWarnings, type ModelWarning } from './model-stats.js';
 import { UnrecognisedAsset, validateAsset, validateGlb } from './model-validate.js';
 import { writeUsdz } from '../usdz/usdz-writer.js';
+import { writeVariantUsdz } from './model-variants.js';
 
 export type { FetchBytes } from './model-resources.js';
 export { DEFAULT_MODEL_CAPS, type ModelCaps } from './model-caps.js';
@@ -35,6 +36,10 @@ export interface ProcessedModel {
   validation: { errors: number; warnings: number };
   /** What a reviewer should look at (a size that suggests wrong units); recomputed by every rescale. */
   warnings: ModelWarning[];
+  /** KHR_materials_variants names, kept in `glb`; empty when the model has none. */
+  variants: string[];
+  /** One USDZ per variant, in `variants` order (Quick Look cannot switch variants). */
+  usdzVariants: { name: string; usdz: Buffer }[];
 }
 
 export interface ProcessModelOptions {
@@ -128,6 +133,7 @@ async function finish(doc: Document, caps: ModelCaps, keep: MeshCompression | nu
   // USDZ has no skins: skinned meshes go in as shown at rest (the GLB above keeps its skins).
   bakeSkinsAtRest(doc, scene);
   const { usdz } = await writeUsdz(doc, scene, caps.maxTriangles);
+  const usdzVariants = await writeVariantUsdz(doc, scene, caps.maxTriangles);
   const compressed = keep ? await compressGlb(glb, keep, { dimensions, triangles }) : null;
   const stored = compressed ?? glb;
   return {
@@ -139,6 +145,8 @@ async function finish(doc: Document, caps: ModelCaps, keep: MeshCompression | nu
     bytes: stored.byteLength,
     validation: { errors: check.errors, warnings: check.warnings },
     warnings: modelWarnings(dimensions),
+    variants: usdzVariants.map((v) => v.name),
+    usdzVariants,
   };
 }
 

@@ -21,6 +21,19 @@ export interface ApiKey {
   last_used_at: string | null;
 }
 
+export interface ArCallToAction {
+  title: string;
+  subtitle?: string;
+  /** as the shop writes it, e.g. "$129" */
+  price?: string;
+  button_label: string;
+  /**
+   * https only; opened on a tap
+   * Format: uri.
+   */
+  url: string;
+}
+
 export interface Capture {
   /** auto (default): cameras recovered from the photos; turntable: given or equal angles; walkaround: recovered, photos taken around the product */
   kind: "auto" | "turntable" | "walkaround";
@@ -135,6 +148,13 @@ export interface EmbedProduct {
       poster: number;
     };
   } | null;
+  variants: Array<{
+    name: string;
+  }>;
+  /** one USDZ per variant, name -> URL */
+  usdz_variants: {
+    [key: string]: string;
+  };
 }
 
 /** The deliveries: `mobile` for narrow (≤ 768 CSS px), data-saving, 2g/3g or low-memory (≤ 4 GB) devices, else `web`; `usdz` for Quick Look. */
@@ -151,6 +171,14 @@ export interface EmbedViewer {
   camera_orbit: string | null;
   environment: string;
   auto_rotate: boolean;
+  default_variant: string | null;
+  variant_picker: boolean;
+  hotspots: Array<Hotspot>;
+  show_dimensions: boolean;
+  units: "metric" | "imperial" | null;
+  ar_placement: "floor" | "wall";
+  ar_scale: "auto" | "fixed";
+  ar_call_to_action: ArCallToAction | null;
 }
 
 /** Every non-2xx answer has this shape. */
@@ -291,6 +319,19 @@ export interface Health {
   }>;
 }
 
+export interface Hotspot {
+  /** unique within the model */
+  id: string;
+  /** [x, y, z] on the model, in the model’s metres */
+  position: Array<number>;
+  /** the surface direction at the point, [x, y, z] */
+  normal: Array<number>;
+  /** the button’s accessible name */
+  label: string;
+  /** shown when the hotspot is opened */
+  text?: string;
+}
+
 export interface Image {
   image_id: string;
   url: string | null;
@@ -357,6 +398,10 @@ export interface Model {
   settings: {
     [key: string]: unknown;
   };
+  /** KHR_materials_variants of the model, in the file’s order; empty when it has none */
+  variants: Array<{
+    name: string;
+  }>;
   origin: "imported" | "generated";
   quality: ModelQuality | null;
   /** What a reviewer should look at; never a reason the model was refused. Recomputed when the model is rescaled or replaced. */
@@ -368,6 +413,10 @@ export interface ModelDelivery {
   web: GlbDelivery;
   mobile: GlbDelivery;
   usdz: UsdzDelivery;
+  /** one USDZ per variant, name -> URL (Quick Look cannot switch variants); empty without variants */
+  usdz_variants: {
+    [key: string]: string;
+  };
 }
 
 /** How the model was made and how well it agrees with its photos. */
@@ -584,6 +633,22 @@ export interface ViewerSettings {
   environment?: string;
   /** turn the model slowly until the shopper touches it */
   auto_rotate?: boolean;
+  /** a name from model.variants; the first one shown */
+  default_variant?: string | null;
+  /** show the accessible variant picker; default false */
+  variant_picker?: boolean;
+  /** at most 20 */
+  hotspots?: Array<Hotspot>;
+  /** draw width, height and depth on the model; default false */
+  show_dimensions?: boolean;
+  /** default from the browser’s locale (imperial for en-US) */
+  units?: "metric" | "imperial" | null;
+  /** default floor */
+  ar_placement?: "floor" | "wall";
+  /** fixed: the shopper cannot resize the product in AR; default auto */
+  ar_scale?: "auto" | "fixed";
+  /** AR Quick Look’s banner on iOS and a button on Android */
+  ar_call_to_action?: ArCallToAction | null;
 }
 
 export interface WebhookAttempt {
@@ -1518,7 +1583,7 @@ export interface Operations {
    *
    * `delivery_budgets` sets this model's own budgets and re-optimises its deliveries from the master in a job; the current files stay served until then.
    *
-   * `delivery_budgets` needs a ready model (else 409 `model_not_ready`) and cannot come with `model_url` (422); the deliveries are made again from the master in a job, and a rescale re-optimises too.
+   * `delivery_budgets` needs a ready model (else 409 `model_not_ready`) and cannot come with `model_url` (422); the deliveries are made again from the master in a job, and a rescale re-optimises too. `settings` merge into the saved ones (null removes a field, a list replaces the saved list). `settings.default_variant` must name one of `model.variants`; hotspot ids must be unique; an unknown variant or a repeated id is 422 naming the path. A rescale moves `settings.hotspots` with the model.
    */
   "PATCH /v1/products/{id}/model": {
     path: {

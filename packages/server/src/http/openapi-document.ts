@@ -52,7 +52,8 @@ const RULES: Record<string, string> = {
   'post /v1/products':
     'Exactly one source per request: `image_urls`, `video_url`, `source_url`, `image_paths`, `model_url` or `model_path` (or a `resume_token` to commit a quote); two sources, or none, is 422.',
   'patch /v1/products/{id}/model':
-    '`delivery_budgets` needs a ready model (else 409 `model_not_ready`) and cannot come with `model_url` (422); the deliveries are made again from the master in a job, and a rescale re-optimises too.',
+    '`delivery_budgets` needs a ready model (else 409 `model_not_ready`) and cannot come with `model_url` (422); the deliveries are made again from the master in a job, and a rescale re-optimises too. ' +
+    '`settings` merge into the saved ones (null removes a field, a list replaces the saved list). `settings.default_variant` must name one of `model.variants`; hotspot ids must be unique; an unknown variant or a repeated id is 422 naming the path. A rescale moves `settings.hotspots` with the model.',
   'post /v1/products/{id}/model/rescale': 'Send exactly one of `dimensions` (metres, one or more axes) or `scale` (a factor); both or neither is 422.',
   'get /v1/usage': 'The window from `start` to `end` is at most 366 days (31 days with `granularity=hour`); a longer one is 422.',
   'post /v1/webhooks': 'The `url` must be https (http only for hosts allowed by PLINTH_FETCH_ALLOW_HOSTS, for local development); private and loopback addresses are refused.',

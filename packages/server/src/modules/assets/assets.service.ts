@@ -13,6 +13,7 @@ import { ingestModelJob } from '../ingest/ingest.jobs.js';
 import { deleteModelFiles } from '../ingest/model-delivery.js';
 import { masterKeyOf, redeliverModelJob } from '../ingest/model-redeliver.js';
 import { mergeSettings, settingsProblem, type ImageSettingsInput } from './settings.schemas.js';
+import { mergeViewerSettings, scaleHotspots, viewerSettingsProblems } from './viewer-features.schemas.js';
 
 export async function updateImage(
   deps: Deps,
@@ -68,7 +69,9 @@ export async function updateModel(
     let model: StoredModel | undefined;
     if (body.settings) {
       if (!product.model) throw new AppError('conflict', 'The product has no model yet.', { reason: 'no_model' });
-      model = { ...product.model, settings: { ...product.model.settings, ...body.settings } };
+      const problems = viewerSettingsProblems(body.settings, product.model.variants ?? []);
+      if (problems.length) throw validationFailed(problems);
+      model = { ...product.model, settings: mergeViewerSettings(product.model.settings, body.settings) };
     }
     if (body.delivery_budgets) {
       if (!product.model || product.modelStatus !== 'ready') throw new AppError('conflict', 'The product has no ready model to optimise.', { reason: 'model_not_ready' });
@@ -128,6 +131,9 @@ export async function rescale(
     // The model keeps how it was made; its size is now the one the caller gave.
     const quality = servedQuality(current.model);
     const model = { ...storedModel(keys, result, current.model, current.model.origin), quality: quality && { ...quality, scale_source: 'given' as const } };
+    // Hotspots sit on the model's surface: they move with it.
+    const factor = current.model.dimensions && result.dimensions ? rescaleFactor(current.model.dimensions, result.dimensions) : 1;
+    if (model.settings.hotspots) model.settings = { ...model.settings, hotspots: scaleHotspots(model.settings.hotspots, factor) };
     await productChanged(deps, trx, productId, { model }, at);
     const rescaled = (await findProduct(trx, productId, [product.orgId]))!;
     // A retried rescale must not scale twice: its idempotency record commits with the new model.
@@ -136,4 +142,10 @@ export async function rescale(
   });
   await deleteModelFiles(deps, previous);
   return updated;
+}
+
+/** The uniform factor a rescale applied, read back from the largest side (the most precise one). */
+function rescaleFactor(before: { width: number; height: number; depth: number }, after: { width: number; height: number; depth: number }): number {
+  const axis = (['width', 'height', 'depth'] as const).reduce((a, b) => (before[b] > before[a] ? b : a));
+  return before[axis] > 0 ? after[axis] / before[axis] : 1;
 }

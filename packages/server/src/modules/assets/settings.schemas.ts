@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ShopperViewerSettings } from './viewer-features.schemas.js';
 import { MAX_FILL, MAX_SIDE, MIN_FILL, MIN_SIDE, PRESET_NAMES } from '@plinth/media';
 
 /** The channels of DESIGN section 16. */
@@ -41,6 +42,7 @@ export const ViewerSettingsSchema = Type.Object(
     camera_orbit: Type.Optional(Type.String({ maxLength: 100, pattern: '^[-0-9.a-z%\\s]+$', description: 'model-viewer camera-orbit, e.g. "30deg 75deg 2m"' })),
     environment: Type.Optional(Type.String({ maxLength: 100, pattern: '^[a-z0-9-]+$', description: 'named lighting environment, e.g. "neutral"' })),
     auto_rotate: Type.Optional(Type.Boolean({ description: 'turn the model slowly until the shopper touches it' })),
+    ...ShopperViewerSettings,
   },
   { additionalProperties: false, title: 'ViewerSettings' },
 );

@@ -27,8 +27,24 @@ describe('GET /embed/products/{id}', () => {
       sources: { web: body.model_url, mobile: body.model_url, usdz: body.usdz_url },
       poster_url: expect.stringMatching(/thumb\.webp$/),
       dimensions: { width: 0.3, height: 0.2, depth: 0.1 },
-      viewer: { exposure: 1, shadow_intensity: 1, camera_orbit: null, environment: 'neutral', auto_rotate: false },
+      viewer: {
+        exposure: 1,
+        shadow_intensity: 1,
+        camera_orbit: null,
+        environment: 'neutral',
+        auto_rotate: false,
+        default_variant: null,
+        variant_picker: false,
+        hotspots: [],
+        show_dimensions: false,
+        units: null,
+        ar_placement: 'floor',
+        ar_scale: 'auto',
+        ar_call_to_action: null,
+      },
       experiment: null,
+      variants: [],
+      usdz_variants: {},
     });
     expect(res.headers['access-control-allow-origin']).toBe(SHOP);
     expect(res.headers.etag).toMatch(/^"[A-Za-z0-9_-]{20,}"$/);
@@ -54,7 +70,7 @@ describe('GET /embed/products/{id}', () => {
     const patch = await t.app.inject({ method: 'PATCH', url: `/v1/products/${id}/model`, headers: bearer(t.org.secret_key), payload: { settings } });
     expect(patch.statusCode, patch.body).toBe(200);
     const after = await embed(id);
-    expect(after.json().viewer).toEqual(settings);
+    expect(after.json().viewer).toMatchObject(settings);
     expect(after.headers.etag).not.toBe(before.headers.etag);
     expect((await embed(id, { 'if-none-match': String(before.headers.etag) })).statusCode).toBe(200);
   });

@@ -5,6 +5,7 @@ import { sendCacheableJson } from '../../http/conditional.js';
 import { AppError } from '../../http/errors.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { embedProduct } from './embed-product.service.js';
+import { EmbedViewerFeatureFields } from './embed-viewer-features.js';
 
 const Num = Type.Number();
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -16,6 +17,7 @@ export const EmbedViewerSchema = Type.Object(
     camera_orbit: Nullable(Type.String()),
     environment: Type.String(),
     auto_rotate: Type.Boolean(),
+    ...EmbedViewerFeatureFields,
   },
   { title: 'EmbedViewer', description: 'model-viewer settings saved with PATCH /v1/products/{id}/model, defaults filled in.' },
 );
@@ -37,6 +39,8 @@ export const EmbedProductSchema = Type.Object(
       [Type.Object({ id: Type.String(), arms: Type.Object({ '3d': Num, poster: Num }) }), Type.Null()],
       { description: 'The running experiment covering this product: the element shows each viewer the arm a stable hash of its viewer id and this id picks.' },
     ),
+    variants: Type.Array(Type.Object({ name: Type.String() })),
+    usdz_variants: Type.Record(Type.String(), Type.String(), { description: 'one USDZ per variant, name -> URL' }),
   },
   { title: 'EmbedProduct', description: 'What <service-model> needs to show a published product: its model, USDZ, poster and viewer settings.' },
 );

@@ -1,7 +1,8 @@
 import type { Deps } from '../../deps.js';
 import { runningExperimentFor } from '../experiments/index.js';
 import { notFound } from '../../http/errors.js';
-import { modelUrl } from '../products/products.json.js';
+import { modelUrl, usdzVariantUrls } from '../products/products.json.js';
+import { embedViewerFeatures } from './embed-viewer-features.js';
 import { findProductRow, toProductRecord } from '../products/products.repo.js';
 import type { ProductRecord } from '../products/products.types.js';
 
@@ -30,7 +31,10 @@ export function embedJson(p: ProductRecord, storage: Deps['storage']) {
       camera_orbit: s.camera_orbit ?? VIEWER_DEFAULTS.camera_orbit,
       environment: s.environment ?? VIEWER_DEFAULTS.environment,
       auto_rotate: s.auto_rotate ?? VIEWER_DEFAULTS.auto_rotate,
+      ...embedViewerFeatures(s, m.variants ?? []),
     },
+    variants: (m.variants ?? []).map((name) => ({ name })),
+    usdz_variants: usdzVariantUrls(m, storage),
   };
 }
 

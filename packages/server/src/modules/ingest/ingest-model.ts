@@ -5,23 +5,32 @@ import { loadProduct } from '../products/products.repo.js';
 import type { ProductRecord, StoredModel } from '../products/products.types.js';
 import type { ProcessedModel } from '@plinth/media';
 import { isUploadRef, readUploadRef } from '../uploads/index.js';
+import { browserAssetKey } from '../../platform/storage/names.js';
 import { InputRejected } from './input-rejected.js';
 import { deleteModelFiles, deliverModel, type DeliveredFiles } from './model-delivery.js';
 import { renderPoster } from './model-poster.js';
 
-/** What a stored model version's files are: the web GLB (`glbKey`), the USDZ, the master and the deliveries. */
+/** What a stored model version's files are: the web GLB (`glbKey`), the USDZ, the master, the deliveries and one USDZ per variant. */
 export interface StoredModelFiles extends DeliveredFiles {
   glbKey: string;
   usdzKey: string;
+  usdzVariantKeys: Record<string, string>;
 }
 
 /**
  * Keeps the processed model's GLB as the master and stores its deliveries, all under new random names;
- * earlier versions stay until replaced. `overrides` are the model's own delivery budgets.
+ * earlier versions stay until replaced. `overrides` are the model's own delivery budgets. Quick Look cannot
+ * switch variants: each one gets its own USDZ.
  */
 export async function storeModel(deps: Deps, product: ProductRecord, model: ProcessedModel, overrides?: StoredModel['deliveryBudgets']): Promise<StoredModelFiles> {
   const files = await deliverModel(deps, product, model.glb, overrides);
-  return { ...files, glbKey: files.delivery.web.key, usdzKey: files.delivery.usdz.key };
+  const usdzVariantKeys: Record<string, string> = {};
+  for (const variant of model.usdzVariants ?? []) {
+    const key = browserAssetKey(product, '.usdz');
+    await deps.storage.put(key, Buffer.from(variant.usdz), { contentType: 'model/vnd.usdz+zip' });
+    usdzVariantKeys[variant.name] = key;
+  }
+  return { ...files, glbKey: files.delivery.web.key, usdzKey: files.delivery.usdz.key, usdzVariantKeys };
 }
 
 export function storedModel(files: StoredModelFiles, model: ProcessedModel, previous: StoredModel | null, origin: StoredModel['origin']): StoredModel {
@@ -31,6 +40,8 @@ export function storedModel(files: StoredModelFiles, model: ProcessedModel, prev
     masterKey: files.masterKey,
     delivery: files.delivery,
     deliveryBudgets: previous?.deliveryBudgets ?? null,
+    variants: model.variants ?? [],
+    usdzVariantKeys: files.usdzVariantKeys,
     decision: previous?.decision ?? 'pending',
     dimensions: model.dimensions,
     // What `url` serves: the web delivery.

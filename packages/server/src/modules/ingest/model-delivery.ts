@@ -62,9 +62,10 @@ export async function deliverModel(
 }
 
 /** Every file a stored model version owns, for deleting it once nothing points at it. */
-export function modelFileKeys(m: Pick<StoredModel, 'glbKey' | 'usdzKey' | 'masterKey' | 'delivery'>): string[] {
+export function modelFileKeys(m: Pick<StoredModel, 'glbKey' | 'usdzKey' | 'masterKey' | 'delivery' | 'usdzVariantKeys'>): string[] {
   const keys = new Set<string>([m.glbKey]);
   if (m.usdzKey) keys.add(m.usdzKey);
+  for (const key of Object.values(m.usdzVariantKeys ?? {})) keys.add(key);
   if (m.masterKey) keys.add(m.masterKey);
   if (m.delivery) for (const d of [m.delivery.web, m.delivery.mobile, m.delivery.usdz]) keys.add(d.key);
   return [...keys];

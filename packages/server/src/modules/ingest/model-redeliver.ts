@@ -45,7 +45,8 @@ export const redeliverModelJob = defineJob({
       await productChanged(deps, trx, product.id, { model }, deps.clock.now().toISOString());
     });
     // The files nothing points at any more: the old deliveries once replaced, or these if the model changed meanwhile.
-    if (previous) await deleteModelFiles(deps, { ...(previous as StoredModel), masterKey: null });
+    // The master and the variants' USDZ files stay: only the deliveries were made again.
+    if (previous) await deleteModelFiles(deps, { ...(previous as StoredModel), masterKey: null, usdzVariantKeys: {} });
     else await deleteModelFiles(deps, fresh);
   },
 });

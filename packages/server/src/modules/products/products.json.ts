@@ -127,13 +127,14 @@ export function productJson(p: ProductRecord, storage: BlobStore) {
           // Only secret keys and sessions ever see this record (a publishable key gets the public projection).
           master_url: m.masterKey && p.modelStatus === 'ready' ? storage.privateUrl(m.masterKey) : null,
           usdz_url: m.usdzKey && p.modelStatus === 'ready' ? storage.publicUrl(m.usdzKey) : null,
-          delivery: m.delivery && p.modelStatus === 'ready' ? deliveryJson(m.delivery, storage) : null,
+          delivery: m.delivery && p.modelStatus === 'ready' ? { ...deliveryJson(m.delivery, storage), usdz_variants: usdzVariantUrls(m, storage) } : null,
           delivery_budgets: m.deliveryBudgets ? budgetsJson(m.deliveryBudgets) : null,
           decision: m.decision,
           dimensions: m.dimensions,
           triangles: m.triangles,
           bytes: m.bytes,
           settings: m.settings,
+          variants: (m.variants ?? []).map((name) => ({ name })),
           origin: m.origin,
           quality: servedQuality(m),
           // Models stored before warnings existed get them from their stored size.
@@ -160,4 +161,9 @@ export function publicProjection(p: ProductRecord, storage: BlobStore) {
     thumbnail_url: p.thumbnailKey ? storage.publicUrl(p.thumbnailKey) : null,
     model_status: p.modelStatus,
   };
+}
+
+/** name -> public URL of that variant's USDZ; empty without variants. */
+export function usdzVariantUrls(m: StoredModel, storage: BlobStore): Record<string, string> {
+  return Object.fromEntries(Object.entries(m.usdzVariantKeys ?? {}).map(([name, key]) => [name, storage.publicUrl(key)]));
 }

@@ -144,6 +144,7 @@ export const ModelDeliverySchema = Type.Object(
     web: GlbDeliverySchema,
     mobile: GlbDeliverySchema,
     usdz: Type.Object({ url: Str, bytes: Type.Integer(), ssim: Nullable(Type.Number()) }, { title: 'UsdzDelivery' }),
+    usdz_variants: Type.Record(Str, Str, { description: 'one USDZ per variant, name -> URL (Quick Look cannot switch variants); empty without variants' }),
   },
   { title: 'ModelDelivery', description: 'The files made from the master, each within its budget (see docs/delivery.md).' },
 );
@@ -174,6 +175,7 @@ export const ModelSchema = Type.Object(
     triangles: Nullable(Type.Integer()),
     bytes: Nullable(Type.Integer()),
     settings: Type.Object({}, { additionalProperties: true }),
+    variants: Type.Array(Type.Object({ name: Str }), { description: 'KHR_materials_variants of the model, in the file’s order; empty when it has none' }),
     origin: Type.Union([Type.Literal('imported'), Type.Literal('generated')]),
     quality: Nullable(ModelQualitySchema),
     warnings: Type.Array(ModelWarningSchema, {

@@ -15,6 +15,14 @@ export interface ViewerSettings {
   camera_orbit?: string;
   environment?: string;
   auto_rotate?: boolean;
+  default_variant?: string | null;
+  variant_picker?: boolean;
+  hotspots?: { id: string; position: number[]; normal: number[]; label: string; text?: string }[];
+  show_dimensions?: boolean;
+  units?: 'metric' | 'imperial' | null;
+  ar_placement?: 'floor' | 'wall';
+  ar_scale?: 'auto' | 'fixed';
+  ar_call_to_action?: { title: string; subtitle?: string; price?: string; button_label: string; url: string } | null;
 }
 
 export interface StoredModel {
@@ -25,6 +33,10 @@ export interface StoredModel {
   triangles: number | null;
   bytes: number | null;
   settings: ViewerSettings;
+  /** KHR_materials_variants names, in the file's order; absent on models stored before variants were kept */
+  variants?: string[];
+  /** one USDZ per variant (Quick Look cannot switch variants): name -> storage key */
+  usdzVariantKeys?: Record<string, string>;
   /** where the model came from: an import URL, or a generation */
   origin: 'imported' | 'generated';
   /** how it was made and how well it agrees with its photos; absent on models stored before it existed */
