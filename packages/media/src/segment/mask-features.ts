@@ -237,6 +237,9 @@ export async function grabCutAgreement(p: Probability, side = 192): Promise<numb
   const bgd = new cv.Mat();
   const fgd = new cv.Mat();
   try {
+    // GrabCut's colour models start from k-means on OpenCV's global generator: seed it, so the same
+    // mask gets the same opinion whatever ran before it in the process.
+    cv.setRNGSeed(0x2b);
     cv.grabCut(img, mask, new cv.Rect(0, 0, w, h), bgd, fgd, 3, cv.GC_INIT_WITH_MASK);
     let inter = 0;
     let union = 0;
