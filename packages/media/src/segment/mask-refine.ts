@@ -49,7 +49,7 @@ const AGREEMENT_OK = 0.93;
 /** Another object left out, as a share of the mask's area: 0 beside every right tuning cut-out, ≥ 0.03 beside wrong ones. */
 const LEFTOVER_OK = 0.01;
 const LEFTOVER_HIGH = 0.025;
-/** Right tuning cut-outs ≥ 0.927; a product taken with backdrop lettering 0.30–0.73. */
+/** Right tuning cut-outs ≥ 0.927; a product taken with backdrop lettering 0.36–0.73. */
 const SOLIDITY_LOW = 0.7;
 const SOLIDITY_OK = 0.8;
 
