@@ -22,11 +22,13 @@ export {
   type CutoutInfo,
   type CutoutMethod,
   type CutoutStatus,
+  type CutoutEvidence,
   type SegmenterChoice,
   type SegmenterKind,
   type SegmentResult,
 } from './segment/segment.js';
 // Synthetic product photos with exact ground truth, for the cut-out's tests and bench.
+export { DISTRACTOR_KINDS, makeDistractorScene, type DistractorKind } from './segment/distractor-scenes.js';
 export { SCENES as CUTOUT_SCENES, EMPTY_SCENES as CUTOUT_EMPTY_SCENES, makeScene as makeCutoutScene, iou as maskIou } from './segment/synthetic-scenes.js';
 
 // Video frames and product pages.

@@ -18,7 +18,7 @@ const { GC_BGD, GC_FGD, GC_PR_BGD, GC_PR_FGD } = { GC_BGD: 0, GC_FGD: 1, GC_PR_B
 export function createClassicalSegmenter(): Segmenter {
   return {
     name: 'classical',
-    version: 'classical-1',
+    version: 'classical-2',
     model: null,
     probability: classicalProbability,
   };

@@ -53,7 +53,7 @@ export function createIsNetSegmenter(opts: IsNetOptions): Segmenter {
   const threads = opts.threads ?? 2;
   return {
     name: 'isnet',
-    version: `isnet-1:${opts.source.name}`,
+    version: `isnet-2:${opts.source.name}`,
     model: opts.source.name,
     async probability(image: RgbImage): Promise<Probability> {
       const s = await session(opts.source, threads);

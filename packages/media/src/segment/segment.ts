@@ -7,7 +7,8 @@ import { MediaError } from '../errors.js';
 import { createClassicalSegmenter } from './classical.js';
 import { createIsNetSegmenter } from './isnet.js';
 import { locateModel, type ModelVariant } from './isnet-model.js';
-import { cleanProbability, judge, upsampleAlpha } from './mask-refine.js';
+import { cleanProbability, gatherEvidence, judge, upsampleAlpha } from './mask-refine.js';
+import type { CutoutEvidence } from './mask-features.js';
 import type { CutoutInfo, Probability, RgbImage, SegmentResult, Segmenter } from './segment-types.js';
 
 export type SegmenterKind = 'auto' | 'isnet' | 'classical';
@@ -93,16 +94,18 @@ export async function segmentImage(input: Buffer, segmenter: Segmenter, opts: Se
   return segmentRgb({ data: rgb, width, height }, segmenter);
 }
 
-export async function segmentRgb(image: RgbImage, segmenter: Segmenter): Promise<SegmentResult> {
+/** The cut-out of decoded pixels; `evidence` is what its confidence was read from (for the bench and tests). */
+export async function segmentRgb(image: RgbImage, segmenter: Segmenter): Promise<SegmentResult & { evidence: CutoutEvidence }> {
   const p = await segmenter.probability(image);
   cleanProbability(p.prob, p.width, p.height);
-  const cutout = judge(p, segmenter.name);
+  const evidence = await gatherEvidence(p);
+  const cutout = judge(p, segmenter.name, evidence);
   const alpha =
     cutout.status === 'none'
       ? // Nothing apart from the surroundings: the whole photo, clearly labelled, never a guess dressed as a cut-out.
         new Uint8Array(image.width * image.height).fill(255)
       : upsampleAlpha(p, image);
-  return { alpha, width: image.width, height: image.height, cutout };
+  return { alpha, width: image.width, height: image.height, cutout, evidence };
 }
 
 /** The status of an existing alpha channel, judged by the same rules (at most 512 px for speed). */
@@ -119,5 +122,6 @@ export function judgeAlpha(alpha: Uint8Array, width: number, height: number, met
 }
 
 export type { CutoutInfo, CutoutMethod, CutoutStatus, SegmentResult, Segmenter, RgbImage } from './segment-types.js';
+export type { CutoutEvidence } from './mask-features.js';
 export { locateModel, MODEL_PACKAGE, modelPackageDir, loadModelBytes } from './isnet-model.js';
 export type { ModelVariant, ModelSource } from './isnet-model.js';

@@ -43,7 +43,7 @@ const W = 640;
 const H = 480;
 
 /** Deterministic noise so every run sees the same pixels. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let s = seed >>> 0;
   return () => {
     s = (s * 1664525 + 1013904223) >>> 0;
