@@ -262,6 +262,8 @@ describe.skipIf(!ready)('the dashboard in Chromium', { timeout: 300_000 }, () =>
     await page.goto(`${base}/products/${modelProductId}`);
     const panel = page.getByRole('region', { name: 'Viewer' });
     const preview = panel.locator('model-viewer');
+    // model-viewer loads a model once it comes near the screen; the panel sits below the Delivery panel.
+    await preview.scrollIntoViewIfNeeded();
     await waitFor(async () => preview.evaluate((el) => (el as HTMLElement & { loaded?: boolean }).loaded === true).catch(() => false), 90_000, 'the Viewer preview');
     // A real click at the middle of the preview, where the model is.
     await preview.click();
