@@ -81,6 +81,8 @@ export function handle(event: WebhookEvent): string {
       return event.data.object.download_url;
     case 'webhook.test':
       return event.data.object.endpoint_id;
+    case 'experiment.completed':
+      return event.data.object.results.verdict ?? event.data.object.id;
     default: {
       const product: Product = event.data.object;
       return product.model?.usdz_url ?? product.id;
