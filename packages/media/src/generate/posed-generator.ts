@@ -4,7 +4,7 @@ import type { CameraRecovery, PosedCamera } from '../poses/camera.js';
 import { round3 } from './model-quality.js';
 import { finishHull, type Dimensions, type HullModel } from './hull-model.js';
 import { carvePosedHull, fillSmallHoles, insideBox, posedSamplers, type Box3 } from './posed-carve.js';
-import { heldOutAgreement, misplacedViews, requireCoverage, requireEnoughPlaced } from './heldout-gate.js';
+import { heldOutAgreement, MIN_HELDOUT_IOU, misplacedViews, requireCoverage, requireEnoughPlaced } from './heldout-gate.js';
 import { directionToCameraFrame, findFloor, modelFrame } from './posed-frame.js';
 import type { PreparedView } from './prepared-view.js';
 import { marchingCubes, type ScalarGrid } from './marching-cubes.js';
@@ -127,7 +127,8 @@ export async function generatePosedHull(
   await progress(40, 'checking');
   const cams = frame.cameras.filter((_, k) => carving(k));
   const heldOut = await heldOutAgreement({ views: masks, cams, box, floorY: floorY ?? undefined, centre });
-  const surface = options.stereo === false ? null : await stereoSurface(grid, views, cams, progress);
+  // A capture the held-out check already refuses spends no time on stereo: the gate below fails it either way.
+  const surface = options.stereo === false || heldOut.median < MIN_HELDOUT_IOU ? null : await stereoSurface(grid, views, cams, progress);
   return finishHull(
     {
       grid: surface?.grid ?? grid,
