@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import sharp from 'sharp';
 import { renderTurntable } from '@plinth/media';
 import { ROOT, startPlinth } from './lib/plinth.mjs';
+import { treeMb } from './lib/memory.mjs';
 import { printEnvironment } from './lib/report.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? 'true']));
@@ -34,32 +35,6 @@ const SETS = [
 if (!SETS.every((s) => existsSync(join(dataDir, s.name)))) {
   console.log(`real-captures: skipped, no capture sets in ${dataDir} (give --data=DIR or PLINTH_CAPTURES_DIR)`);
   process.exit(0);
-}
-
-/** Resident memory of a process and all its descendants, from /proc (Linux). */
-function treeRssMb(rootPid) {
-  const parent = new Map();
-  const rss = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
-      parent.set(Number(entry), Number(/PPid:\s+(\d+)/.exec(status)?.[1]));
-      rss.set(Number(entry), Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-    } catch {
-      // gone already
-    }
-  }
-  let total = 0;
-  for (const [pid, mb] of rss) {
-    for (let p = pid, hops = 0; p && hops < 20; p = parent.get(p), hops++) {
-      if (p === rootPid) {
-        total += mb;
-        break;
-      }
-    }
-  }
-  return total;
 }
 
 async function api(plinth, key, method, path, body, contentType = 'application/json') {
@@ -96,7 +71,7 @@ try {
     let product;
     for (;;) {
       // The server is this process's child; COLMAP and the media sandbox are the server's.
-      peak = Math.max(peak, treeRssMb(process.pid));
+      peak = Math.max(peak, treeMb(process.pid));
       product = await api(plinth, key, 'GET', `/v1/products/${created.id}`);
       if (product.model_status === 'ready' || product.model_status === 'failed') break;
       await new Promise((r) => setTimeout(r, 500));

@@ -8,13 +8,13 @@
 // The photos are the tests' synthetic capture (a textured product on a textured table, each photo at its own
 // distance, height, aim and roll, drawn by three.js in headless Chromium, with exact masks), bundled here from
 // the media package's test support with esbuild; they are rendered first and not timed.
-import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { createBuiltinGenerator } from '@plinth/media';
 import { formatTable } from './export-lib/measure.mjs';
+import { treeMb } from './lib/memory.mjs';
 import { printEnvironment, recordResult } from './lib/report.mjs';
 
 const GOAL_SECONDS = 180;
@@ -32,32 +32,6 @@ async function loadFixtures() {
   return import(pathToFileURL(outfile).href);
 }
 
-/** Resident memory of this process and all its descendants, from /proc (Linux). */
-function treeRssMb() {
-  const parent = new Map();
-  const rss = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const status = readFileSync(`/proc/${entry}/status`, 'utf8');
-      parent.set(Number(entry), Number(/PPid:\s+(\d+)/.exec(status)?.[1]));
-      rss.set(Number(entry), Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-    } catch {
-      // gone already
-    }
-  }
-  let total = 0;
-  for (const [pid, mb] of rss) {
-    for (let p = pid, hops = 0; p && hops < 20; p = parent.get(p), hops++) {
-      if (p === process.pid) {
-        total += mb;
-        break;
-      }
-    }
-  }
-  return total;
-}
-
 printEnvironment();
 const { renderSyntheticCapture } = await loadFixtures();
 let t = performance.now();
@@ -73,7 +47,7 @@ for (let r = 0; r < rounds; r++) {
   let current = null;
   let since = performance.now();
   let peak = 0;
-  const sampler = setInterval(() => (peak = Math.max(peak, treeRssMb())), 250);
+  const sampler = setInterval(() => (peak = Math.max(peak, treeMb(process.pid))), 250);
   const started = performance.now();
   let out = null;
   let failure = null;
