@@ -4,7 +4,8 @@ import { useState, type DragEvent } from 'react';
 import { Link } from 'react-router-dom';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
-import { IN_FLIGHT, type Product, type Quote } from '../api/types';
+import { IN_FLIGHT } from '../api/products';
+import type { Product, Quote, Upload } from '../api/types';
 import { ErrorBox, Progress } from './states';
 import { stepLabel } from './status';
 

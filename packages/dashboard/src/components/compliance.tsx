@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
-import type { Compliance, ComplianceCheck, ProductImage } from '../api/types';
+import type { Compliance, ComplianceCheck, Image } from '../api/types';
 import { Badge, ErrorBox } from './states';
 
 /** The channels of DESIGN section 16, as the finishing panel and the exports page offer them. */
@@ -71,7 +71,7 @@ export function ComplianceBadge({ compliance }: { compliance?: Compliance | null
 }
 
 /** The selected image's compliance, each failed rule in words, and a way to measure it now. */
-export function ComplianceReport({ productId, image, unsaved }: { productId: string; image: ProductImage; unsaved: boolean }) {
+export function ComplianceReport({ productId, image, unsaved }: { productId: string; image: Image; unsaved: boolean }) {
   const client = useQueryClient();
   const check = useMutation({
     mutationFn: () => api<Compliance>(`/dashboard/api/products/${productId}/images/${image.image_id}/compliance`, { method: 'POST' }),

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Bar, BarChart, CartesianGrid, ErrorBar, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
-import type { Experiment, ExperimentResults, List } from '../api/types';
+import type { Experiment, ExperimentList, ExperimentResults } from '../api/types';
 import { Table } from '../components/table';
 import { Badge, Empty, ErrorBox, Loading } from '../components/states';
 import { useTitle } from '../components/use-title';
@@ -18,7 +18,7 @@ export function ExperimentsPage() {
   useTitle('Experiments');
   const list = useQuery({
     queryKey: ['experiments', orgId],
-    queryFn: () => api<List<Experiment>>('/v1/experiments', { query: { org_id: orgId, limit: 100 } }),
+    queryFn: () => api<ExperimentList>('/v1/experiments', { query: { org_id: orgId, limit: 100 } }),
   });
   const stop = useMutation({
     mutationFn: (id: string) => api<Experiment>(`/v1/experiments/${id}/stop`, { method: 'POST', query: { org_id: orgId } }),

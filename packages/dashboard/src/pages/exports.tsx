@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { ApiError, withQuery } from '../api/client';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
-import type { List, Product } from '../api/types';
+import type { ProductList } from '../api/types';
 import { Empty, ErrorBox, Loading, Pager } from '../components/states';
 import { useTitle } from '../components/use-title';
 import { PRESETS } from '../components/compliance';
@@ -29,7 +29,7 @@ export function ExportsPage() {
   useTitle('Exports');
   const products = useQuery({
     queryKey: ['products', 'export', orgId, offset],
-    queryFn: () => api<List<Product>>('/v1/products', { query: { org_id: orgId, limit: LIMIT, offset } }),
+    queryFn: () => api<ProductList>('/v1/products', { query: { org_id: orgId, limit: LIMIT, offset } }),
   });
   const exp = useMutation({
     mutationFn: async (): Promise<{ file: string } | Queued> => {

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
-import type { ApiKey, List, Project } from '../api/types';
+import type { ApiKeyList, CreatedApiKey, ProjectList } from '../api/types';
 import { CopyButton } from '../components/copy-button';
 import { Table } from '../components/table';
 import { Badge, Empty, ErrorBox, Loading, when } from '../components/states';
@@ -15,7 +15,7 @@ export function KeysPage() {
   const { orgId, canManage } = useSession();
   const client = useQueryClient();
   useTitle('API keys');
-  const keys = useQuery({ queryKey: ['keys', orgId], queryFn: () => api<List<ApiKey>>('/v1/api_keys', { query: { org_id: orgId, limit: 100 } }) });
+  const keys = useQuery({ queryKey: ['keys', orgId], queryFn: () => api<ApiKeyList>('/v1/api_keys', { query: { org_id: orgId, limit: 100 } }) });
   const revoke = useMutation({
     mutationFn: (id: string) => api(`/v1/api_keys/${id}`, { method: 'DELETE' }),
     onSuccess: () => client.invalidateQueries({ queryKey: ['keys'] }),
@@ -79,12 +79,12 @@ function CreateKey() {
   const [projectId, setProjectId] = useState('');
   const projects = useQuery({
     queryKey: ['projects', orgId],
-    queryFn: () => api<List<Project>>('/v1/projects', { query: { org_id: orgId, limit: 100 } }),
+    queryFn: () => api<ProjectList>('/v1/projects', { query: { org_id: orgId, limit: 100 } }),
     enabled: open,
   });
   const create = useMutation({
     mutationFn: () =>
-      api<ApiKey>('/v1/api_keys', {
+      api<CreatedApiKey>('/v1/api_keys', {
         method: 'POST',
         body: {
           type,

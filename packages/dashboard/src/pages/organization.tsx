@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
-import type { Credits, List, Member, Role } from '../api/types';
+import type { Credits, MemberList, Role } from '../api/types';
 import { Table } from '../components/table';
 import { Empty, ErrorBox, Loading, Pager, when } from '../components/states';
 import { useTitle } from '../components/use-title';
@@ -71,7 +71,7 @@ function MembersCard() {
   const client = useQueryClient();
   const members = useQuery({
     queryKey: ['members', orgId],
-    queryFn: () => api<List<Member>>(`/dashboard/api/organizations/${orgId}/members`, { query: { limit: 100 } }),
+    queryFn: () => api<MemberList>(`/dashboard/api/organizations/${orgId}/members`, { query: { limit: 100 } }),
   });
   const invalidate = () => client.invalidateQueries({ queryKey: ['members'] });
   const change = useMutation({

@@ -3,7 +3,8 @@ import { useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
-import { IN_FLIGHT, type List, type Product } from '../api/types';
+import { IN_FLIGHT } from '../api/products';
+import type { Product, ProductList, TagList } from '../api/types';
 import { AddProducts } from '../components/add-products';
 import { Badge, Empty, ErrorBox, Loading, Pager, Progress } from '../components/states';
 import { modelLabel, modelTone, stepLabel, statusTone } from '../components/status';
@@ -33,13 +34,13 @@ export function ProductsPage() {
   const query = { org_id: orgId, q: search, status, model_status: modelStatus, tag, channel_ready: notReady ? false : undefined, limit: LIMIT, offset };
   const products = useQuery({
     queryKey: ['products', query],
-    queryFn: () => api<List<Product>>('/v1/products', { query }),
+    queryFn: () => api<ProductList>('/v1/products', { query }),
     // While anything processes, poll every 2 s so progress moves on screen.
     refetchInterval: (qr) => (qr.state.data?.data.some(IN_FLIGHT) ? 2000 : false),
   });
   const tags = useQuery({
     queryKey: ['tags', orgId],
-    queryFn: () => api<List<{ tag: string; count: number }>>('/v1/products/tags', { query: { org_id: orgId, limit: 100 } }),
+    queryFn: () => api<TagList>('/v1/products/tags', { query: { org_id: orgId, limit: 100 } }),
   });
   const filtered = !!(search || status || modelStatus || tag || notReady);
 

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
-import type { List, Project } from '../api/types';
+import type { Project, ProjectList } from '../api/types';
 import { Empty, ErrorBox, Loading, when } from '../components/states';
 import { useTitle } from '../components/use-title';
 
@@ -11,7 +11,7 @@ export function ProjectsPage() {
   const client = useQueryClient();
   const [name, setName] = useState('');
   useTitle('Projects');
-  const projects = useQuery({ queryKey: ['projects', orgId], queryFn: () => api<List<Project>>('/v1/projects', { query: { org_id: orgId, limit: 100 } }) });
+  const projects = useQuery({ queryKey: ['projects', orgId], queryFn: () => api<ProjectList>('/v1/projects', { query: { org_id: orgId, limit: 100 } }) });
   const create = useMutation({
     mutationFn: () => api<Project>('/v1/projects', { method: 'POST', body: { name, allowed_domains: [], org_id: orgId } }),
     onSuccess: () => {

@@ -5,7 +5,7 @@ import { Link } from 'react-router-dom';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
-import type { Usage } from '../api/types';
+import type { UsageReport } from '../api/types';
 import { Table } from '../components/table';
 import { Empty, ErrorBox, Loading } from '../components/states';
 import { useTitle } from '../components/use-title';
@@ -25,15 +25,15 @@ export function UsagePage() {
     return { start: start.toISOString(), end: end.toISOString() };
   }, [days]);
   const query = { org_id: orgId, ...range, granularity: 'day', include_internal: internal, group_by: 'product' };
-  const usage = useQuery({ queryKey: ['usage', query], queryFn: () => api<Usage>('/v1/usage', { query }) });
+  const usage = useQuery({ queryKey: ['usage', query], queryFn: () => api<UsageReport>('/v1/usage', { query }) });
   const deviceQuery = { ...query, group_by: 'device' };
-  const devices = useQuery({ queryKey: ['usage', deviceQuery], queryFn: () => api<Usage>('/v1/usage', { query: deviceQuery }) });
+  const devices = useQuery({ queryKey: ['usage', deviceQuery], queryFn: () => api<UsageReport>('/v1/usage', { query: deviceQuery }) });
   const rows = usage.data?.buckets.map((b) => ({
     day: new Date(b.start).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' }),
     Views: b.view,
     'AR sessions': b.ar_enter,
   }));
-  const totals = usage.data?.totals ?? {};
+  const totals: Partial<UsageReport['totals']> = usage.data?.totals ?? {};
   return (
     <>
       <div className="page-head">

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { useSession } from '../api/session';
-import type { List, WebhookDelivery, WebhookEndpoint } from '../api/types';
+import type { WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookEndpointWithSecret } from '../api/types';
 import { CopyButton } from '../components/copy-button';
 import { Table } from '../components/table';
 import { Badge, Empty, ErrorBox, Loading, when } from '../components/states';
@@ -15,7 +15,7 @@ export function WebhooksPage() {
   useTitle('Webhooks');
   const endpoints = useQuery({
     queryKey: ['webhooks', orgId],
-    queryFn: () => api<List<WebhookEndpoint>>('/v1/webhooks', { query: { org_id: orgId, limit: 100 } }),
+    queryFn: () => api<WebhookEndpointList>('/v1/webhooks', { query: { org_id: orgId, limit: 100 } }),
   });
   const remove = useMutation({
     mutationFn: (id: string) => api(`/v1/webhooks/${id}`, { method: 'DELETE', query: { org_id: orgId } }),
@@ -65,7 +65,7 @@ function AddEndpoint({ onCreated }: { onCreated(id: string): void }) {
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const create = useMutation({
-    mutationFn: () => api<WebhookEndpoint>('/v1/webhooks', { method: 'POST', query: { org_id: orgId }, body: { url, description: description || null } }),
+    mutationFn: () => api<WebhookEndpointWithSecret>('/v1/webhooks', { method: 'POST', query: { org_id: orgId }, body: { url, description: description || null } }),
     onSuccess: (e) => {
       setUrl('');
       setDescription('');
@@ -109,7 +109,7 @@ function Endpoint({ endpoint: e, onDelete }: { endpoint: WebhookEndpoint; onDele
   const client = useQueryClient();
   const deliveries = useQuery({
     queryKey: ['deliveries', e.id],
-    queryFn: () => api<List<WebhookDelivery>>(`/v1/webhooks/${e.id}/deliveries`, { query: { org_id: orgId, limit: 20 } }),
+    queryFn: () => api<WebhookDeliveryList>(`/v1/webhooks/${e.id}/deliveries`, { query: { org_id: orgId, limit: 20 } }),
     refetchInterval: (q) => (q.state.data?.data.some((d) => d.status === 'pending') ? 2000 : false),
   });
   const refresh = () => client.invalidateQueries({ queryKey: ['deliveries', e.id] });

@@ -1,18 +1,21 @@
-import type { Product, ModelDelivery } from '../api/types';
-import { Table } from './table';
+import { useLoadedProduct } from '../../api/products';
+import type { ModelDelivery } from '../../api/types';
+import { Table } from '../../components/table';
 
-const size = (bytes: number) => (bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1e3))} KB` : `${(bytes / 1e6).toFixed(1)} MB`);
+/** A file's size as people read it: KB below a megabyte, never 0 KB. */
+export const fileSize = (bytes: number) => (bytes < 1e6 ? `${Math.max(1, Math.round(bytes / 1e3))} KB` : `${(bytes / 1e6).toFixed(1)} MB`);
 const fidelity = (ssim: number | null, usdz: boolean) =>
   ssim === null ? 'unchecked' : ssim >= 1 ? (usdz ? 'written from the master unchanged' : 'the master itself') : `SSIM ${ssim.toFixed(3)}`;
 
-const ROWS: { key: keyof ModelDelivery; label: string; use: string }[] = [
+const ROWS: { key: Exclude<keyof ModelDelivery, 'usdz_variants'>; label: string; use: string }[] = [
   { key: 'web', label: 'Web', use: 'desktops' },
   { key: 'mobile', label: 'Mobile', use: 'phones, slow or data-saving connections' },
   { key: 'usdz', label: 'USDZ', use: 'AR Quick Look on iOS' },
 ];
 
 /** The three files a ready model is served as, their sizes and how closely each still looks like the master. */
-export function DeliveryPanel({ product: p }: { product: Product }) {
+export function DeliverySection({ productId }: { productId: string }) {
+  const p = useLoadedProduct(productId);
   const d = p.model?.delivery;
   if (!d) return null;
   const over = new Set((p.model?.warnings ?? []).filter((w) => w.code === 'over_budget').map((w) => w.delivery));
@@ -39,7 +42,7 @@ export function DeliveryPanel({ product: p }: { product: Product }) {
                 {over.has(key) && <span className="muted small"> · over budget</span>}
               </td>
               <td>{use}</td>
-              <td className="num">{size(f.bytes)}</td>
+              <td className="num">{fileSize(f.bytes)}</td>
               <td className="num">{glb ? glb.triangles.toLocaleString() : '—'}</td>
               <td className="num">{glb ? (glb.max_texture_px ? `${glb.max_texture_px} px` : 'none') : '—'}</td>
               <td>{fidelity(f.ssim, key === 'usdz')}</td>

@@ -1,51 +1,29 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { createElement, useEffect, useRef, useState, type FormEvent } from 'react';
-import { api } from '../api/client';
-import type { Product } from '../api/types';
-import { loadViewer } from './model-viewer';
-import { ErrorBox } from './states';
+import { api } from '../../api/client';
+import { useLoadedProduct, useSetProduct } from '../../api/products';
+import type { CallToAction, Hotspot, Product, ViewerSettings } from '../../api/types';
+import { loadViewer } from '../../components/model-viewer';
+import { ErrorBox } from '../../components/states';
 
-/** DESIGN section 15: what the shop turns on in the viewer. Mirrors `settings` of PATCH /v1/products/{id}/model. */
-interface Hotspot {
-  id: string;
-  position: number[];
-  normal: number[];
-  label: string;
-  text?: string;
-}
-interface Cta {
-  title: string;
-  subtitle?: string;
-  price?: string;
-  button_label: string;
-  url: string;
-}
-interface ViewerSettings {
-  default_variant?: string | null;
-  variant_picker?: boolean;
-  hotspots?: Hotspot[];
-  show_dimensions?: boolean;
-  units?: 'metric' | 'imperial' | null;
-  ar_placement?: 'floor' | 'wall';
-  ar_scale?: 'auto' | 'fixed';
-  ar_call_to_action?: Cta | null;
-}
 type Hit = { position: { x: number; y: number; z: number }; normal: { x: number; y: number; z: number } } | null;
 type Viewer = HTMLElement & { positionAndNormalFromPoint?: (x: number, y: number) => Hit };
 
 const MAX_HOTSPOTS = 20;
-const EMPTY_CTA: Cta = { title: '', subtitle: '', price: '', button_label: 'Buy', url: 'https://' };
+const EMPTY_CTA: CallToAction = { title: '', subtitle: '', price: '', button_label: 'Buy', url: 'https://' };
 const round = (v: number) => Math.round(v * 10_000) / 10_000;
 
-/** The "Viewer" panel of the product page: settings on the left, the live model with them on the right. */
-export function ViewerPanel({ product: p }: { product: Product }) {
-  const client = useQueryClient();
-  const model = p.model as (Product['model'] & { variants?: { name: string }[] }) | null;
+/** DESIGN section 15, the "Viewer" panel: what the shop turns on in the viewer, beside the live model with it. */
+export function ViewerSection({ productId }: { productId: string }) {
+  const p = useLoadedProduct(productId);
+  const setProduct = useSetProduct(productId);
+  const model = p.model;
+  // The API hands the model's settings back as a free-form object; they are what PATCH …/model saved, ViewerSettings.
   const saved = (model?.settings ?? {}) as ViewerSettings;
   const variants = (model?.variants ?? []).map((v) => v.name);
   const [s, setS] = useState<ViewerSettings>(saved);
   const [ctaOn, setCtaOn] = useState(!!saved.ar_call_to_action);
-  const [cta, setCta] = useState<Cta>(saved.ar_call_to_action ?? EMPTY_CTA);
+  const [cta, setCta] = useState<CallToAction>(saved.ar_call_to_action ?? EMPTY_CTA);
   const [viewerReady, setViewerReady] = useState(false);
   const viewer = useRef<Viewer | null>(null);
   useEffect(() => {
@@ -69,7 +47,7 @@ export function ViewerPanel({ product: p }: { product: Product }) {
       };
       return api<Product>(`/v1/products/${p.id}/model`, { method: 'PATCH', body: { settings } });
     },
-    onSuccess: (next) => client.setQueryData(['product', p.id], next),
+    onSuccess: setProduct,
   });
 
   // A click on the model places a hotspot where it lands, in the model's metres.

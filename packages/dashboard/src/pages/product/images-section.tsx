@@ -1,30 +1,34 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { api, withQuery } from '../api/client';
-import type { ImageSettings, Product, ProductImage, ReviewStatus } from '../api/types';
-import { ComplianceBadge, ComplianceReport, PRESETS, presetOf } from '../components/compliance';
-import { Badge, ErrorBox } from '../components/states';
-import { reviewTone } from '../components/status';
+import { api, withQuery } from '../../api/client';
+import { useLoadedProduct, useSetProduct } from '../../api/products';
+import type { Image, ImageSettings, PreviewSettings, Product, ReviewStatus } from '../../api/types';
+import { ComplianceBadge, ComplianceReport, PRESETS, presetOf, type PresetValue } from '../../components/compliance';
+import { Badge, ErrorBox } from '../../components/states';
+import { reviewTone } from '../../components/status';
 
 const DEFAULTS: Required<Pick<ImageSettings, 'background' | 'shadow' | 'padding'>> = { background: '#ffffff', shadow: 'soft', padding: 0.08 };
 
-export function Review({ product: p }: { product: Product }) {
-  const client = useQueryClient();
+/** The product's images: accept or reject each, and the finishing every one of them is exported with. */
+export function ImagesSection({ productId }: { productId: string }) {
+  const p = useLoadedProduct(productId);
+  const setProduct = useSetProduct(productId);
   const images = useMemo(() => [...p.images].sort((a, b) => a.position - b.position), [p.images]);
   const [decisions, setDecisions] = useState<Record<string, ReviewStatus>>({});
   const first = images.find((i) => i.image_review_status !== 'rejected') ?? images[0];
-  const start = { ...DEFAULTS, ...(first?.settings ?? {}) };
+  // The API hands an image's settings back as a free-form object; they are what the review saved, ImageSettings.
+  const start = { ...DEFAULTS, ...((first?.settings ?? {}) as ImageSettings) };
   const [background, setBackground] = useState(start.background);
   const [shadow, setShadow] = useState(start.shadow);
   const [padding, setPadding] = useState(start.padding);
-  const [preset, setPreset] = useState(start.preset ?? '');
-  const [fill, setFill] = useState(start.fill ?? presetOf(start.preset)?.fill ?? 1 - 2 * start.padding);
+  const [preset, setPreset] = useState<PresetValue | ''>(start.preset ?? '');
+  const [fill, setFill] = useState(start.fill ?? presetOf(start.preset)?.fill ?? 1 - 2 * (start.padding ?? 0));
   const [selected, setSelected] = useState<string | null>(first?.image_id ?? null);
-  const finishing = preset ? { preset, background, shadow, fill } : { background, shadow, padding };
+  const finishing = preset ? { preset, background, shadow, fill } : { background, shadow, padding: padding ?? undefined };
   const settingsDirty =
     background !== start.background || shadow !== start.shadow || padding !== start.padding || preset !== (start.preset ?? '') || (!!preset && fill !== start.fill);
   const dirty = Object.keys(decisions).length > 0 || settingsDirty;
-  const choosePreset = (value: string) => {
+  const choosePreset = (value: PresetValue | '') => {
     setPreset(value);
     const p = presetOf(value);
     if (p) setFill(p.fill);
@@ -44,7 +48,7 @@ export function Review({ product: p }: { product: Product }) {
         },
       }),
     onSuccess: (next) => {
-      client.setQueryData(['product', p.id], next);
+      setProduct(next);
       setDecisions({});
     },
   });
@@ -87,7 +91,7 @@ export function Review({ product: p }: { product: Product }) {
           <legend>Finishing</legend>
           <label className="field">
             <span>Channel</span>
-            <select value={preset} onChange={(e) => choosePreset(e.target.value)}>
+            <select value={preset} onChange={(e) => choosePreset(e.target.value as PresetValue | '')}>
               <option value="">No channel preset</option>
               {PRESETS.map((p) => (
                 <option key={p.value} value={p.value}>
@@ -132,8 +136,8 @@ export function Review({ product: p }: { product: Product }) {
             </label>
           ) : (
             <label className="field">
-              <span>Padding {Math.round(padding * 100)}%</span>
-              <input type="range" min={0} max={0.45} step={0.01} value={padding} onChange={(e) => setPadding(Number(e.target.value))} />
+              <span>Padding {Math.round((padding ?? 0) * 100)}%</span>
+              <input type="range" min={0} max={0.45} step={0.01} value={padding ?? undefined} onChange={(e) => setPadding(Number(e.target.value))} />
             </label>
           )}
         </fieldset>
@@ -158,7 +162,7 @@ export function Review({ product: p }: { product: Product }) {
 }
 
 function ImageTile(props: {
-  image: ProductImage;
+  image: Image;
   decision: ReviewStatus;
   selected: boolean;
   onSelect(): void;
@@ -194,7 +198,7 @@ function ImageTile(props: {
 }
 
 /** The finished image as the export will make it, redrawn by the server while settings change. */
-function FinishedPreview({ product, image, settings }: { product: Product; image?: ProductImage; settings: Pick<ImageSettings, 'background' | 'shadow' | 'padding' | 'preset' | 'fill'> }) {
+function FinishedPreview({ product, image, settings }: { product: Product; image?: Image; settings: PreviewSettings }) {
   const [debounced, setDebounced] = useState(settings);
   const key = JSON.stringify(settings);
   useEffect(() => {
