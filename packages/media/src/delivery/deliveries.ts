@@ -94,12 +94,14 @@ export async function makeDeliveries(master: Buffer, opts: DeliveryOptions): Pro
   // A master over a GLB budget will be checked: the browser draws it while this process builds the first candidate.
   if (fidelity && (!fits(asMaster(), opts.budgets.web) || !fits(asMaster(), opts.budgets.mobile))) drawMaster().catch(() => undefined);
 
+  // The three run side by side: one builds (attempts are built one at a time) while another's views are drawn.
+  const files = await Promise.all(
+    DELIVERY_NAMES.map((name) => deliver(name === 'usdz' ? 'usdz' : 'glb', opts.budgets[name], { prepared, fidelity, floor, plainUsdz, asMaster })),
+  );
   const out = {} as Record<DeliveryName, DeliveryFile>;
   const warnings: DeliveryWarning[] = [];
-  for (const name of DELIVERY_NAMES) {
-    const budget = opts.budgets[name];
-    const kind = name === 'usdz' ? 'usdz' : 'glb';
-    const file = await deliver(kind, budget, { prepared, fidelity, floor, plainUsdz, asMaster });
+  for (const [i, name] of DELIVERY_NAMES.entries()) {
+    const file = files[i];
     out[name] = file;
     if (file.overBudget) {
       warnings.push({

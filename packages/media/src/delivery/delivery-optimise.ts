@@ -99,6 +99,8 @@ export class PreparedMaster {
   readonly maxTexturePx: number;
   private readonly cleaned = new Map<'glb' | 'usdz', Promise<Document>>();
   private readonly images = new Map<string, Promise<EncodedImage>>();
+  /** The attempt being built: one at a time, as a copy of a heavy mesh being simplified is the step's memory peak. */
+  private building: Promise<unknown> = Promise.resolve();
 
   private constructor(
     /** The master as read: never changed (each attempt works on a clone). */
@@ -119,7 +121,13 @@ export class PreparedMaster {
    * along themselves), prune, textures resized and re-encoded through sharp, then meshopt compression for a GLB
    * or the USDZ writer for Quick Look.
    */
-  async build(kind: 'glb' | 'usdz', squeeze: Squeeze): Promise<Candidate> {
+  build(kind: 'glb' | 'usdz', squeeze: Squeeze): Promise<Candidate> {
+    const next = this.building.then(() => this.buildNow(kind, squeeze));
+    this.building = next.catch(() => undefined);
+    return next;
+  }
+
+  private async buildNow(kind: 'glb' | 'usdz', squeeze: Squeeze): Promise<Candidate> {
     const steps = this.steps;
     const doc = cloneDocument(await this.cleanedUp(kind));
     if (squeeze.ratio < 1) {
