@@ -8,7 +8,8 @@ import type { FromChild, SerialisedError, ToChild } from './sandbox/protocol.js'
 const send = (message: FromChild) => process.send?.(message);
 /** The private directory large Buffers travel through, named by the parent. */
 const transferDir = process.argv[2];
-const pendingFetches = new Map<number, { resolve: (data: Buffer) => void; reject: (err: Error) => void }>();
+/** Fetches and renders asked of the parent, by their fetchId. */
+const pendingFetches = new Map<number, { resolve: (data: unknown) => void; reject: (err: Error) => void }>();
 let nextFetchId = 1;
 
 function serialise(err: unknown): SerialisedError {
@@ -19,14 +20,20 @@ function serialise(err: unknown): SerialisedError {
 
 async function run(message: Extract<ToChild, { type: 'run' }>) {
   const { id } = message;
+  const ask = <T>(message: (fetchId: number) => FromChild) =>
+    new Promise<T>((resolve, reject) => {
+      const fetchId = nextFetchId++;
+      pendingFetches.set(fetchId, { resolve: (data) => resolve(data as T), reject });
+      send(message(fetchId));
+    });
   const host = {
-    fetchBytes: (url: string) =>
-      new Promise<Buffer>((resolve, reject) => {
-        const fetchId = nextFetchId++;
-        pendingFetches.set(fetchId, { resolve, reject });
-        send({ type: 'fetch', id, fetchId, url });
-      }),
+    fetchBytes: (url: string) => ask<Buffer>((fetchId) => ({ type: 'fetch', id, fetchId, url })),
     progress: (percent: number, step: string) => void send({ type: 'progress', id, percent, step }),
+    // The browser is the parent's warm one: a model goes over as a file (packLarge), the master not at all.
+    renderViews: async (glb: Buffer | null, views: number, size: number) => {
+      const packed = glb && transferDir ? await packLarge(glb, transferDir) : glb;
+      return ask<Buffer[]>((fetchId) => ({ type: 'render', id, fetchId, glb: packed, views, size }));
+    },
   };
   try {
     const output = await runMediaOp(message.op, (await unpackLarge(message.input)) as never, host);
@@ -38,11 +45,11 @@ async function run(message: Extract<ToChild, { type: 'run' }>) {
 
 process.on('message', (message: ToChild) => {
   if (message.type === 'run') void run(message);
-  else if (message.type === 'fetched') {
+  else if (message.type === 'fetched' || message.type === 'rendered') {
     const waiting = pendingFetches.get(message.fetchId);
     pendingFetches.delete(message.fetchId);
     if (!waiting) return;
-    if (message.data) void unpackLarge(message.data).then((data) => waiting.resolve(data as Buffer), waiting.reject);
+    if (message.data) void unpackLarge(message.data).then(waiting.resolve, waiting.reject);
     else waiting.reject(Object.assign(new Error(message.error?.message ?? 'fetch failed'), { name: message.error?.name ?? 'Error' }));
   }
 });

@@ -64,7 +64,7 @@ export {
   type DeliveryBudgets,
   type DeliveryName,
 } from './delivery/delivery-budgets.js';
-export { coldViewRenderer, SSIM_FLOOR, FIDELITY_VIEWS, type ViewRenderer } from './delivery/delivery-fidelity.js';
+export { warmViewRenderer, SSIM_FLOOR, FIDELITY_VIEWS, type ViewRenderer } from './delivery/delivery-fidelity.js';
 export { ssimGray, ssimRgba } from './delivery/ssim.js';
 
 // 3D generation.

@@ -5,7 +5,7 @@ import { MeshoptDecoder } from 'meshoptimizer';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeDeliveries, type DeliveryResult } from './deliveries.js';
 import { resolveBudgets, DEFAULT_DELIVERY_BUDGETS, type DeliveryBudgets } from './delivery-budgets.js';
-import { coldViewRenderer } from './delivery-fidelity.js';
+import { warmViewRenderer } from './delivery-fidelity.js';
 import { scanDocument } from './delivery-fixtures.test-support.js';
 
 const chromiumPath = process.env.PLINTH_CHROMIUM_PATH || '/usr/bin/chromium';
@@ -27,7 +27,7 @@ const SMALL: DeliveryBudgets = resolveBudgets(DEFAULT_DELIVERY_BUDGETS, {
 });
 
 describe.skipIf(!hasChromium)('makeDeliveries (8 real renders per check)', () => {
-  const render = coldViewRenderer(chromiumPath);
+  const render = warmViewRenderer(chromiumPath);
   let master: Buffer;
   let result: DeliveryResult;
   beforeAll(async () => {
@@ -49,6 +49,9 @@ describe.skipIf(!hasChromium)('makeDeliveries (8 real renders per check)', () =>
     expect(result.web.triangles).toBeLessThanOrEqual(4_000);
     expect(result.mobile.triangles).toBeLessThanOrEqual(2_000);
     expect(result.usdz.data.subarray(0, 2).toString('latin1')).toBe('PK');
+    // The master drawn once for the three deliveries, and at least one candidate for each.
+    expect(result.renders).toBeGreaterThanOrEqual(4);
+    expect(result.steps['render-master']).toBeGreaterThan(0);
   });
 
   it('writes GLB deliveries with WebP textures and meshopt compression, readable back with the same triangles', async () => {
@@ -67,6 +70,8 @@ describe.skipIf(!hasChromium)('makeDeliveries (8 real renders per check)', () =>
     expect(light.mobile.data.equals(master)).toBe(true);
     expect(light.web.ssim).toBe(1);
     expect(light.warnings).toEqual([]);
+    // Nothing was made lighter, so nothing was drawn.
+    expect(light.renders).toBe(0);
   });
 
   it('warns over_budget on an impossible budget and still keeps SSIM ≥ 0.95', async () => {

@@ -1,9 +1,6 @@
-import { displayScene } from '../gltf/model-stats.js';
-import { DEFAULT_MODEL_CAPS } from '../gltf/model-caps.js';
-import { writeUsdz } from '../usdz/usdz-writer.js';
 import { DELIVERY_NAMES, withinBudget, type DeliveryBudget, type DeliveryBudgets, type DeliveryName } from './delivery-budgets.js';
 import { decodeViews, FIDELITY_SIZE, FIDELITY_VIEWS, SSIM_FLOOR, viewsSsim, type Pixels, type ViewRenderer } from './delivery-fidelity.js';
-import { buildCandidate, measureMaster, type Squeeze } from './delivery-optimise.js';
+import { PreparedMaster, timed, type DeliverySteps, type Squeeze } from './delivery-optimise.js';
 
 export interface DeliveryFile {
   data: Buffer;
@@ -29,12 +26,21 @@ export interface DeliveryResult {
   mobile: DeliveryFile;
   usdz: DeliveryFile;
   warnings: DeliveryWarning[];
+  /** Seconds per step (read, clean-up, simplify, textures, encode, usdz, render-master, render, ssim). */
+  steps: DeliverySteps;
+  /** Files drawn from 8 views for the fidelity check, the master included. */
+  renders: number;
 }
 
 export interface DeliveryOptions {
   budgets: DeliveryBudgets;
-  /** Null when no browser is available: nothing lighter can be checked, so a delivery over its budget is the master's. */
+  /**
+   * Draws a candidate's views: the warm renderer, wherever it runs. Null when no browser is available: nothing
+   * lighter can be checked, so a delivery over its budget is the master's.
+   */
   render: ViewRenderer | null;
+  /** The master's views, when whoever holds the master can draw it without it being handed over again. */
+  renderMaster?: (views: number, size: number) => Promise<Buffer[]>;
   ssimFloor?: number;
   views?: number;
   size?: number;
@@ -51,6 +57,7 @@ interface Built extends Squeeze {
   preview: Buffer;
   triangles: number;
   maxTexturePx: number;
+  textureBytes: number;
 }
 
 /**
@@ -65,30 +72,36 @@ export async function makeDeliveries(master: Buffer, opts: DeliveryOptions): Pro
   const floor = opts.ssimFloor ?? SSIM_FLOOR;
   const views = opts.views ?? FIDELITY_VIEWS;
   const size = opts.size ?? FIDELITY_SIZE;
-  const measured = await measureMaster(master);
-  let masterViews: Pixels[] | null = null;
+  const steps: DeliverySteps = {};
+  const prepared = await PreparedMaster.read(master, steps);
   const render = opts.render;
+  const renderMaster = opts.renderMaster ?? ((v: number, px: number) => render!(master, v, px));
+  let renders = 0;
+  // The master is drawn once for every candidate of every delivery, and only when something needs checking.
+  let masterViews: Promise<Pixels[]> | null = null;
+  const drawMaster = () => (masterViews ??= timed(steps, 'render-master', async () => (renders++, decodeViews(await renderMaster(views, size)))));
   const fidelity = render
     ? async (glb: Buffer): Promise<number> => {
-        masterViews ??= await decodeViews(await render(master, views, size));
-        return viewsSsim(masterViews, await decodeViews(await render(glb, views, size)));
+        const a = await drawMaster();
+        const b = await timed(steps, 'render', async () => (renders++, decodeViews(await render(glb, views, size))));
+        return timed(steps, 'ssim', async () => viewsSsim(a, b));
       }
     : null;
 
   // The USDZ written straight from the master: the pass-through and the last resort for Quick Look.
-  const plainUsdz = async (): Promise<Built> => {
-    const doc = (await measureMaster(master)).doc;
-    const { usdz } = await writeUsdz(doc, displayScene(doc), DEFAULT_MODEL_CAPS.maxTriangles);
-    return { data: usdz, preview: master, triangles: measured.triangles, maxTexturePx: measured.maxTexturePx, ratio: 1, texturePx: measured.maxTexturePx };
-  };
-  const asMaster = (): Built => ({ data: master, preview: master, triangles: measured.triangles, maxTexturePx: measured.maxTexturePx, ratio: 1, texturePx: measured.maxTexturePx });
+  const plainUsdz = async (): Promise<Built> => ({ ...asMaster(), data: await prepared.plainUsdz() });
+  const asMaster = (): Built => ({ data: master, preview: master, triangles: prepared.triangles, maxTexturePx: prepared.maxTexturePx, textureBytes: 0, ratio: 1, texturePx: prepared.maxTexturePx });
+  // A master over a GLB budget will be checked: the browser draws it while this process builds the first candidate.
+  if (fidelity && (!fits(asMaster(), opts.budgets.web) || !fits(asMaster(), opts.budgets.mobile))) drawMaster().catch(() => undefined);
 
+  // The three run side by side: one builds (attempts are built one at a time) while another's views are drawn.
+  const files = await Promise.all(
+    DELIVERY_NAMES.map((name) => deliver(name === 'usdz' ? 'usdz' : 'glb', opts.budgets[name], { prepared, fidelity, floor, plainUsdz, asMaster })),
+  );
   const out = {} as Record<DeliveryName, DeliveryFile>;
   const warnings: DeliveryWarning[] = [];
-  for (const name of DELIVERY_NAMES) {
-    const budget = opts.budgets[name];
-    const kind = name === 'usdz' ? 'usdz' : 'glb';
-    const file = await deliver(kind, budget, { master, measured, fidelity, floor, plainUsdz, asMaster });
+  for (const [i, name] of DELIVERY_NAMES.entries()) {
+    const file = files[i];
     out[name] = file;
     if (file.overBudget) {
       warnings.push({
@@ -101,12 +114,11 @@ export async function makeDeliveries(master: Buffer, opts: DeliveryOptions): Pro
       });
     }
   }
-  return { ...out, warnings };
+  return { ...out, warnings, steps, renders };
 }
 
 interface Context {
-  master: Buffer;
-  measured: { triangles: number; maxTexturePx: number };
+  prepared: PreparedMaster;
   fidelity: ((glb: Buffer) => Promise<number>) | null;
   floor: number;
   plainUsdz: () => Promise<Built>;
@@ -122,7 +134,7 @@ function file(b: Built, ssim: number, budget: DeliveryBudget, passthrough: boole
 }
 
 async function deliver(kind: 'glb' | 'usdz', budget: DeliveryBudget, ctx: Context): Promise<DeliveryFile> {
-  const { triangles, maxTexturePx } = ctx.measured;
+  const { triangles, maxTexturePx } = ctx.prepared;
   if (kind === 'glb') {
     const whole = ctx.asMaster();
     if (fits(whole, budget)) return file(whole, 1, budget, true);
@@ -134,19 +146,24 @@ async function deliver(kind: 'glb' | 'usdz', budget: DeliveryBudget, ctx: Contex
   const fallback = async () => file(kind === 'glb' ? ctx.asMaster() : await ctx.plainUsdz(), 1, budget, kind === 'glb');
   const fidelity = ctx.fidelity;
   if (!fidelity) return fallback();
-  const build = async (s: Squeeze): Promise<Built> => ({ ...s, ...(await buildCandidate(ctx.master, kind, s)) });
+  const build = async (s: Squeeze): Promise<Built> => ({ ...s, ...(await ctx.prepared.build(kind, s)) });
   const start: Squeeze = {
     ratio: budget.maxTriangles !== null && triangles > budget.maxTriangles ? budget.maxTriangles / triangles : 1,
     texturePx: Math.max(1, Math.min(maxTexturePx || budget.maxTexturePx, budget.maxTexturePx)),
   };
-  // Tighten while the bytes are over: halve the textures first (they are most of a heavy file), then the triangles.
+  // Tighten while the bytes are over, where the bytes are: the textures are halved while they are the larger part
+  // (or alone over the budget); else the triangles are cut in proportion to what the geometry must lose (at least
+  // halved, at most to an eighth), so a USDZ whose plain geometry is four times its budget takes one step, not six.
   const tried: Built[] = [await build(start)];
   for (let i = 0; i < MAX_TIGHTENINGS && !fits(tried[tried.length - 1], budget); i++) {
     const last = tried[tried.length - 1];
+    const geometry = last.data.byteLength - last.textureBytes;
+    const room = budget.maxBytes - last.textureBytes;
+    const texturesFirst = room <= 0 || last.textureBytes >= geometry || (last.ratio * triangles) / 2 < MIN_TRIANGLES;
     const next: Squeeze =
-      last.texturePx / 2 >= MIN_TEXTURE_PX && (i % 2 === 0 || last.ratio * triangles / 2 < MIN_TRIANGLES)
+      last.texturePx / 2 >= MIN_TEXTURE_PX && texturesFirst
         ? { ratio: last.ratio, texturePx: Math.floor(last.texturePx / 2) }
-        : { ratio: last.ratio / 2, texturePx: last.texturePx };
+        : { ratio: last.ratio * Math.min(1 / 2, Math.max(1 / 8, (0.9 * room) / geometry)), texturePx: last.texturePx };
     if (next.ratio * triangles < MIN_TRIANGLES && next.texturePx === last.texturePx) break;
     tried.push(await build(next));
   }

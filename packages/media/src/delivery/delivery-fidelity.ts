@@ -3,13 +3,13 @@ import { renderTurntable } from '../render/renders.js';
 import { ssimRgba } from './ssim.js';
 
 /**
- * Draws a GLB from `views` equal azimuth steps and returns one square RGBA PNG per view. The delivery step
- * needs nothing else of a renderer, so a warm (reused) browser can stand in for the cold one below.
+ * Draws a GLB from `views` equal azimuth steps and returns one square RGBA PNG per view: all the delivery step
+ * needs of a renderer. In the media sandbox it is the server's warm browser, asked over IPC (MediaHost.renderViews).
  */
 export type ViewRenderer = (glb: Buffer, views: number, size: number) => Promise<Buffer[]>;
 
-/** The poster renderer, one Chromium per call. */
-export function coldViewRenderer(chromiumPath: string, timeoutMs?: number): ViewRenderer {
+/** This process's warm renderer (the one posters use): one browser, launched on first use and kept. */
+export function warmViewRenderer(chromiumPath: string, timeoutMs?: number): ViewRenderer {
   return (glb, views, size) => renderTurntable(glb, { chromiumPath, views, size, timeoutMs });
 }
 

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { Document, Node, Texture } from '@gltf-transform/core';
 import { EXTTextureWebP, type InstancedMesh } from '@gltf-transform/extensions';
-import { dedup, flatten, instance, join, meshopt, prune, simplify, weld } from '@gltf-transform/functions';
+import { cloneDocument, dedup, flatten, instance, join, meshopt, prune, simplify, weld } from '@gltf-transform/functions';
 import { MeshoptEncoder, MeshoptSimplifier } from 'meshoptimizer';
 import sharp from 'sharp';
 import { meshCodecIO } from '../gltf/model-compression.js';
@@ -22,6 +23,8 @@ export interface Candidate {
   preview: Buffer;
   triangles: number;
   maxTexturePx: number;
+  /** Bytes of the encoded textures: the rest of `data` is geometry (and the container's few bytes). */
+  textureBytes: number;
 }
 
 /**
@@ -69,63 +72,148 @@ function alphaTextures(doc: Document): Set<Texture> {
   return out;
 }
 
-async function encodeTextures(doc: Document, maxPx: number, target: 'webp' | 'usdz'): Promise<void> {
-  const withAlpha = alphaTextures(doc);
-  const normals = new Set(doc.getRoot().listMaterials().map((m) => m.getNormalTexture()).filter((t): t is Texture => t !== null));
-  for (const texture of doc.getRoot().listTextures()) {
-    const image = texture.getImage();
-    if (!image) continue;
-    let pipeline = sharp(image, { limitInputPixels: MAX_TEXTURE_INPUT_PIXELS }).resize(maxPx, maxPx, { fit: 'inside', withoutEnlargement: true });
-    let mime: string;
-    if (target === 'webp') {
-      // Normal maps carry directions, not colours: a little more quality keeps lighting from banding.
-      pipeline = pipeline.webp({ quality: normals.has(texture) ? 95 : WEBP_QUALITY, alphaQuality: 100 });
-      mime = 'image/webp';
-    } else if (withAlpha.has(texture)) {
-      pipeline = pipeline.png({ compressionLevel: 9 });
-      mime = 'image/png';
-    } else {
-      pipeline = pipeline.jpeg({ quality: JPEG_QUALITY, chromaSubsampling: '4:4:4' });
-      mime = 'image/jpeg';
-    }
-    const out = await pipeline.toBuffer();
-    texture.setImage(new Uint8Array(out.buffer, out.byteOffset, out.byteLength)).setMimeType(mime);
-    if (mime !== 'image/png') texture.setURI('');
+/** Seconds spent per step of the delivery (the bench prints them), added up over every attempt. */
+export type DeliverySteps = Record<string, number>;
+
+export async function timed<T>(steps: DeliverySteps, step: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    steps[step] = (steps[step] ?? 0) + (performance.now() - started) / 1000;
   }
-  if (target === 'webp' && doc.getRoot().listTextures().length > 0) doc.createExtension(EXTTextureWebP).setRequired(true);
+}
+
+interface EncodedImage {
+  image: Uint8Array;
+  mime: string;
 }
 
 /**
- * One attempt at a delivery from the master: the same clean-up every time (dedup, instance, flatten, join,
- * weld, prune), meshoptimizer's simplifier when `ratio` < 1 with locked borders and its own seam handling
- * (UV and normal seams only collapse along themselves), textures resized and re-encoded through sharp,
- * then meshopt compression for a GLB or the USDZ writer for Quick Look.
+ * The master read once, cleaned up once per kind of file, and each texture resized and encoded once per size
+ * and format: every attempt of every delivery starts from these instead of parsing the master again and
+ * decoding its 4096 px images anew.
  */
-export async function buildCandidate(master: Buffer, kind: 'glb' | 'usdz', squeeze: Squeeze): Promise<Candidate> {
-  const io = await meshCodecIO();
-  const doc = await readMaster(master);
-  await MeshoptSimplifier.ready;
-  // The USDZ writer places each node's mesh on its own (USD here has no GPU instancing), so instancing is GLB-only.
-  const steps = [dedup(), ...(kind === 'glb' ? [instance({ min: 5 })] : []), flatten(), join({ keepNamed: false }), weld()];
-  if (squeeze.ratio < 1) steps.push(simplify({ simplifier: MeshoptSimplifier, ratio: squeeze.ratio, error: SIMPLIFY_ERROR, lockBorder: true }));
-  steps.push(prune({ keepExtras: true }));
-  await doc.transform(...steps);
-  await encodeTextures(doc, squeeze.texturePx, kind === 'glb' ? 'webp' : 'usdz');
-  const triangles = drawnTriangles(doc);
-  const maxTexturePx = maxTextureSide(doc);
-  if (kind === 'usdz') {
-    const preview = Buffer.from(await io.writeBinary(doc));
-    const { usdz } = await writeUsdz(doc, displayScene(doc), DEFAULT_MODEL_CAPS.maxTriangles);
-    return { data: usdz, preview, triangles, maxTexturePx };
+export class PreparedMaster {
+  readonly triangles: number;
+  readonly maxTexturePx: number;
+  private readonly cleaned = new Map<'glb' | 'usdz', Promise<Document>>();
+  private readonly images = new Map<string, Promise<EncodedImage>>();
+  /** The attempt being built: one at a time, as a copy of a heavy mesh being simplified is the step's memory peak. */
+  private building: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    /** The master as read: never changed (each attempt works on a clone). */
+    readonly doc: Document,
+    readonly steps: DeliverySteps,
+  ) {
+    this.triangles = drawnTriangles(doc);
+    this.maxTexturePx = maxTextureSide(doc);
   }
-  await MeshoptEncoder.ready;
-  await doc.transform(meshopt({ encoder: MeshoptEncoder, level: 'medium' }));
-  const data = Buffer.from(await io.writeBinary(doc));
-  return { data, preview: data, triangles, maxTexturePx };
+
+  static async read(master: Buffer, steps: DeliverySteps): Promise<PreparedMaster> {
+    return new PreparedMaster(await timed(steps, 'read', () => readMaster(master)), steps);
+  }
+
+  /**
+   * One attempt at a delivery: the cleaned-up master (dedup, instance, flatten, join, weld), meshoptimizer's
+   * simplifier when `ratio` < 1 with locked borders and its own seam handling (UV and normal seams only collapse
+   * along themselves), prune, textures resized and re-encoded through sharp, then meshopt compression for a GLB
+   * or the USDZ writer for Quick Look.
+   */
+  build(kind: 'glb' | 'usdz', squeeze: Squeeze): Promise<Candidate> {
+    const next = this.building.then(() => this.buildNow(kind, squeeze));
+    this.building = next.catch(() => undefined);
+    return next;
+  }
+
+  private async buildNow(kind: 'glb' | 'usdz', squeeze: Squeeze): Promise<Candidate> {
+    const steps = this.steps;
+    const doc = cloneDocument(await this.cleanedUp(kind));
+    if (squeeze.ratio < 1) {
+      await MeshoptSimplifier.ready;
+      await timed(steps, 'simplify', () => doc.transform(simplify({ simplifier: MeshoptSimplifier, ratio: squeeze.ratio, error: SIMPLIFY_ERROR, lockBorder: true })));
+    }
+    await doc.transform(prune({ keepExtras: true }));
+    await timed(steps, 'textures', () => this.encodeTextures(doc, squeeze.texturePx, kind === 'glb' ? 'webp' : 'usdz'));
+    const triangles = drawnTriangles(doc);
+    const maxTexturePx = maxTextureSide(doc);
+    const textureBytes = doc.getRoot().listTextures().reduce((n, t) => n + (t.getImage()?.byteLength ?? 0), 0);
+    const io = await meshCodecIO();
+    if (kind === 'usdz') {
+      const preview = await timed(steps, 'encode', async () => Buffer.from(await io.writeBinary(doc)));
+      const { usdz } = await timed(steps, 'usdz', () => writeUsdz(doc, displayScene(doc), DEFAULT_MODEL_CAPS.maxTriangles));
+      return { data: usdz, preview, triangles, maxTexturePx, textureBytes };
+    }
+    const data = await timed(steps, 'encode', async () => {
+      await MeshoptEncoder.ready;
+      await doc.transform(meshopt({ encoder: MeshoptEncoder, level: 'medium' }));
+      return Buffer.from(await io.writeBinary(doc));
+    });
+    return { data, preview: data, triangles, maxTexturePx, textureBytes };
+  }
+
+  /** The USDZ written straight from the master, untouched. */
+  async plainUsdz(): Promise<Buffer> {
+    return (await timed(this.steps, 'usdz', () => writeUsdz(this.doc, displayScene(this.doc), DEFAULT_MODEL_CAPS.maxTriangles))).usdz;
+  }
+
+  private cleanedUp(kind: 'glb' | 'usdz'): Promise<Document> {
+    let doc = this.cleaned.get(kind);
+    if (!doc) {
+      doc = timed(this.steps, 'clean-up', async () => {
+        const copy = cloneDocument(this.doc);
+        // The USDZ writer places each node's mesh on its own (USD here has no GPU instancing), so instancing is GLB-only.
+        await copy.transform(dedup(), ...(kind === 'glb' ? [instance({ min: 5 })] : []), flatten(), join({ keepNamed: false }), weld());
+        return copy;
+      });
+      this.cleaned.set(kind, doc);
+    }
+    return doc;
+  }
+
+  private async encodeTextures(doc: Document, maxPx: number, target: 'webp' | 'usdz'): Promise<void> {
+    const withAlpha = alphaTextures(doc);
+    const normals = new Set(doc.getRoot().listMaterials().map((m) => m.getNormalTexture()).filter((t): t is Texture => t !== null));
+    const textures = doc.getRoot().listTextures();
+    // One at a time: a 4096 px texture is 50 MB decoded, and libvips already spreads each over the cores.
+    for (const texture of textures) {
+      const image = texture.getImage();
+      if (!image) continue;
+      const format = target === 'webp' ? (normals.has(texture) ? 'webp-normal' : 'webp') : withAlpha.has(texture) ? 'png' : 'jpeg';
+      const encoded = await this.encodeImage(image, maxPx, format);
+      texture.setImage(encoded.image).setMimeType(encoded.mime);
+      if (encoded.mime !== 'image/png') texture.setURI('');
+    }
+    if (target === 'webp' && textures.length > 0) doc.createExtension(EXTTextureWebP).setRequired(true);
+  }
+
+  private encodeImage(image: Uint8Array, maxPx: number, format: 'webp' | 'webp-normal' | 'png' | 'jpeg'): Promise<EncodedImage> {
+    const key = `${imageId(image)}:${maxPx}:${format}`;
+    let encoded = this.images.get(key);
+    if (!encoded) {
+      encoded = encodeImage(image, maxPx, format);
+      this.images.set(key, encoded);
+    }
+    return encoded;
+  }
 }
 
-/** The master's own numbers, for the pass-through decision and the back-off's ceiling. */
-export async function measureMaster(master: Buffer): Promise<{ triangles: number; maxTexturePx: number; doc: Document }> {
-  const doc = await readMaster(master);
-  return { triangles: drawnTriangles(doc), maxTexturePx: maxTextureSide(doc), doc };
+/** A clone copies its images, so they are told apart by content (a hash of a 4096 px JPEG takes milliseconds). */
+function imageId(image: Uint8Array): string {
+  return createHash('sha1').update(image).digest('base64');
 }
+
+async function encodeImage(image: Uint8Array, maxPx: number, format: 'webp' | 'webp-normal' | 'png' | 'jpeg'): Promise<EncodedImage> {
+  const pipeline = sharp(image, { limitInputPixels: MAX_TEXTURE_INPUT_PIXELS }).resize(maxPx, maxPx, { fit: 'inside', withoutEnlargement: true });
+  // Normal maps carry directions, not colours: a little more quality keeps lighting from banding.
+  const out =
+    format === 'webp' || format === 'webp-normal'
+      ? await pipeline.webp({ quality: format === 'webp-normal' ? 95 : WEBP_QUALITY, alphaQuality: 100 }).toBuffer()
+      : format === 'png'
+        ? await pipeline.png({ compressionLevel: 9 }).toBuffer()
+        : await pipeline.jpeg({ quality: JPEG_QUALITY, chromaSubsampling: '4:4:4' }).toBuffer();
+  const mime = format === 'png' ? 'image/png' : format === 'jpeg' ? 'image/jpeg' : 'image/webp';
+  return { image: new Uint8Array(out.buffer, out.byteOffset, out.byteLength), mime };
+}
+

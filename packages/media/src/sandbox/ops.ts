@@ -17,6 +17,11 @@ import type { ExtractFramesOptions } from '../video/video-frames.js';
 export interface MediaHost {
   fetchBytes(url: string): Promise<Buffer>;
   progress(percent: number, step: string): void | Promise<void>;
+  /**
+   * Draws `views` views of a GLB, `size` px square, on the host's warm renderer (one browser per worker, not one
+   * per job); `glb` null is the model the operation was given, which the host still holds and need not be sent.
+   */
+  renderViews?(glb: Buffer | null, views: number, size: number): Promise<Buffer[]>;
 }
 
 /**
@@ -30,8 +35,8 @@ export interface MediaOps {
   'page.extract': { input: { html: string; pageUrl: string }; output: PageProduct };
   'model.process_buffer': { input: { data: Buffer; baseUrl: string | null; options?: ProcessModelOptions }; output: ProcessedModel };
   'model.rescale': { input: { glb: Buffer; scale: RescaleTarget }; output: ProcessedModel };
-  /** Web, mobile and USDZ deliveries of a master GLB; chromiumPath null skips the renders (only pass-through). */
-  'model.deliver': { input: { master: Buffer; budgets: DeliveryBudgets; chromiumPath: string | null; timeoutMs?: number }; output: DeliveryResult };
+  /** Web, mobile and USDZ deliveries of a master GLB, checked with the host's renderViews; `check` false: only pass-through. */
+  'model.deliver': { input: { master: Buffer; budgets: DeliveryBudgets; check: boolean }; output: DeliveryResult };
   'generate.builtin': { input: { views: GeneratorView[]; hints: GenerateHints }; output: GenerateResult };
   'render.turntable': { input: { glb: Buffer; options: RenderOptions }; output: Buffer[] };
   'finish.image': { input: FinishInput; output: FinishedImage };
@@ -63,10 +68,17 @@ export const MEDIA_OPS: Handlers = {
   'model.process_buffer': async ({ data, baseUrl, options }, host) =>
     (await import('../gltf/model-pipeline.js')).processModelBuffer(data, baseUrl, (u) => host.fetchBytes(u), options),
   'model.rescale': async ({ glb, scale }) => (await import('../gltf/model-pipeline.js')).rescaleModel(glb, scale),
-  'model.deliver': async ({ master, budgets, chromiumPath, timeoutMs }) => {
-    const [{ makeDeliveries }, { coldViewRenderer }] = await Promise.all([import('../delivery/deliveries.js'), import('../delivery/delivery-fidelity.js')]);
-    // A copy of its own: bytes arriving over IPC may start at an offset a GLB's 32-bit header cannot be read at.
-    return makeDeliveries(Buffer.from(new Uint8Array(master).buffer), { budgets, render: chromiumPath ? coldViewRenderer(chromiumPath, timeoutMs) : null });
+  'model.deliver': async ({ master, budgets, check }, host) => {
+    const { makeDeliveries } = await import('../delivery/deliveries.js');
+    const draw = check ? host.renderViews?.bind(host) : undefined;
+    // Bytes arriving inside an IPC message may start at an offset a GLB's 32-bit header cannot be read at; a large
+    // master arrives as a file of its own and is not copied again.
+    const glb = master.byteOffset % 4 === 0 ? master : Buffer.from(master);
+    return makeDeliveries(glb, {
+      budgets,
+      render: draw ? (candidate, views, size) => draw(candidate, views, size) : null,
+      renderMaster: draw ? (views, size) => draw(null, views, size) : undefined,
+    });
   },
   'generate.builtin': async ({ views, hints }, host) =>
     (await import('../generate/builtin-generator.js')).createBuiltinGenerator().generate(views, hints, (p, step) => host.progress(p, step)),

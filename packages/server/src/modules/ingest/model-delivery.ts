@@ -7,7 +7,7 @@ import type { ModelWarningRecord, ProductRecord, StoredDelivery, StoredModel } f
 // Small buffers cross the sandbox's IPC as plain Uint8Arrays.
 const asBuffer = (u: Uint8Array) => (Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength));
 
-/** The rendered comparison of 8 views per attempt takes seconds each on a CPU; a heavy model makes a few. */
+/** One candidate's 8 views for the fidelity check; a heavy model's take seconds on a CPU, more on a busy one. */
 const DELIVERY_RENDER_TIMEOUT_MS = 120_000;
 
 export interface DeliveredFiles {
@@ -30,12 +30,15 @@ export async function deliverModel(
 ): Promise<DeliveredFiles> {
   const chromium = await toolCapability(deps.config.tools, 'chromium');
   if (!chromium.available) deps.logger.warn({ productId: product.id }, 'model deliveries unchecked: chromium is not installed, so only files already within budget are made lighter (none)');
-  const result: DeliveryResult = await deps.media.run('model.deliver', {
-    master,
-    budgets: resolveBudgets(deps.config.delivery, overrides),
-    chromiumPath: chromium.available ? deps.config.tools.chromium : null,
-    timeoutMs: DELIVERY_RENDER_TIMEOUT_MS,
-  });
+  // The fidelity renders run on this worker's warm browser (render.turntable is drawn here, not in the child);
+  // the master, which this process holds, is drawn without being sent back.
+  const renderViews = (glb: Buffer | null, views: number, size: number) =>
+    deps.media.run('render.turntable', { glb: glb ?? master, options: { chromiumPath: deps.config.tools.chromium, views, size, timeoutMs: DELIVERY_RENDER_TIMEOUT_MS } });
+  const result: DeliveryResult = await deps.media.run(
+    'model.deliver',
+    { master, budgets: resolveBudgets(deps.config.delivery, overrides), check: chromium.available },
+    { renderViews },
+  );
   const masterKey = storedMasterKey ?? privateProductKey(product, 'masters', '.glb');
   const webKey = browserAssetKey(product, '.glb');
   const [webData, mobileData, usdzData] = [asBuffer(result.web.data), asBuffer(result.mobile.data), asBuffer(result.usdz.data)];

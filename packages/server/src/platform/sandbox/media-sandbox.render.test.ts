@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { boxDocument, glbBytes } from '@plinth/media/test-support';
+import { resolveBudgets, DEFAULT_DELIVERY_BUDGETS } from '@plinth/media';
+import { boxDocument, glbBytes, scanDocument } from '@plinth/media/test-support';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../logger.js';
 import { childEntry, MediaSandbox } from './media-sandbox.js';
@@ -30,4 +31,31 @@ describe.skipIf(!entry || !existsSync(chromiumPath))('media sandbox: renders', (
     expect(sandbox.pids()).toEqual([]);
     expect(roomy.pids()).toEqual([]);
   });
+
+  it("model.deliver draws its fidelity views with the caller's renderViews (the worker's warm browser), the master by reference", async () => {
+    const sandbox = new MediaSandbox(entry!, { memoryMb: 1024, timeoutS: 300, stackKb: 2048, children: 1 }, createLogger('silent'));
+    sandboxes.push(sandbox);
+    const master = await glbBytes(await scanDocument({ rings: 40, segments: 40, bands: 1, textureSize: 256 }));
+    const asked: { glb: 'master' | number; views: number; size: number }[] = [];
+    const renderViews = async (glb: Buffer | null, views: number, size: number) => {
+      asked.push({ glb: glb === null ? 'master' : glb.byteLength, views, size });
+      return sandbox.run('render.turntable', { glb: glb ?? master, options: { chromiumPath, views, size } });
+    };
+    const budgets = resolveBudgets(DEFAULT_DELIVERY_BUDGETS, { web: { maxTriangles: 1_000, maxTexturePx: 128 } });
+    const r = await sandbox.run('model.deliver', { master, budgets, check: true }, { renderViews });
+    expect(r.web.triangles).toBeLessThanOrEqual(1_000);
+    expect(r.web.ssim).toBeGreaterThanOrEqual(0.95);
+    expect(r.web.ssim).toBeLessThan(1);
+    expect(r.mobile.passthrough).toBe(true);
+    // The master once, by reference; then each candidate, sent as its own bytes; 8 views each.
+    expect(asked[0]).toEqual({ glb: 'master', views: 8, size: 384 });
+    expect(asked.filter((a) => a.glb === 'master')).toHaveLength(1);
+    expect(asked.slice(1).map((a) => a.glb)).toContain(r.web.bytes);
+    expect(r.renders).toBe(asked.length);
+    // Unchecked (no Chromium), nothing lighter is made: the master is delivered over budget and nothing is drawn.
+    const before = asked.length;
+    const unchecked = await sandbox.run('model.deliver', { master, budgets, check: false }, { renderViews });
+    expect(unchecked.web).toMatchObject({ passthrough: true, overBudget: true });
+    expect(asked).toHaveLength(before);
+  }, 300_000);
 });

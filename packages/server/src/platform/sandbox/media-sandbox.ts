@@ -177,6 +177,15 @@ class Slot {
         async (data) => reply({ data: await packLarge(data, this.transferDir) }),
         (err: Error) => reply({ error: { name: err.name, message: err.message } }),
       );
+    } else if (message.type === 'render') {
+      const reply = (m: Omit<Extract<ToChild, { type: 'rendered' }>, 'type' | 'id' | 'fetchId'>) =>
+        child.connected && child.send({ type: 'rendered', id: call.id, fetchId: message.fetchId, ...m } satisfies ToChild);
+      const renderViews = call.host.renderViews;
+      if (!renderViews) return reply({ error: { name: 'Error', message: 'this operation may not render' } });
+      void (async () => renderViews((await unpackLarge(message.glb)) as Buffer | null, message.views, message.size))().then(
+        async (pngs) => reply({ data: await packLarge(pngs, this.transferDir) }),
+        (err: Error) => reply({ error: { name: err.name, message: err.message } }),
+      );
     }
   }
 
@@ -295,6 +304,7 @@ export class InlineMediaRunner implements MediaRunner {
         throw new Error('this operation may not fetch');
       }),
       progress: host.progress ?? (() => {}),
+      renderViews: host.renderViews,
     });
   }
 
