@@ -276,7 +276,8 @@ export class WarmRenderer {
     const session = await pending?.catch(() => null);
     if (!session) return;
     session.dead = true;
-    await session.browser.close().catch(() => undefined);
+    // A wedged browser may never answer the close: wait at most the grace, then the server is killed.
+    await withinGrace(session.browser.close().catch(() => undefined));
     await shutdown(session.server, force);
   }
 }
@@ -304,13 +305,13 @@ async function serve(route: Route, session: Session): Promise<void> {
 async function shutdown(server: BrowserServer, force: boolean): Promise<void> {
   const proc = server.process();
   const exited = () => proc.exitCode !== null || proc.signalCode !== null;
-  if (!force) {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      server.close().catch(() => undefined),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS))),
-    ]);
-    clearTimeout(timer);
-  }
+  if (!force) await withinGrace(server.close().catch(() => undefined));
   if (!exited()) await server.kill().catch(() => undefined);
+}
+
+/** Waits for `work`, or for CLOSE_GRACE_MS, whichever comes first. */
+async function withinGrace(work: Promise<unknown>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
+  clearTimeout(timer);
 }
