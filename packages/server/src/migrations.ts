@@ -1,5 +1,11 @@
 import { idempotencyPrincipalMigration } from './http/idempotency.migration.js';
-import { analyticsMigration, beaconEventRowKeyMigration, engagementMigration, usageSegmentsMigration } from './modules/analytics/analytics.migration.js';
+import {
+  analyticsMigration,
+  beaconEventRowKeyMigration,
+  engagementMigration,
+  experimentExposuresMigration,
+  usageSegmentsMigration,
+} from './modules/analytics/analytics.migration.js';
 import { experimentsMigration } from './modules/experiments/experiments.migration.js';
 import { exportsMigration } from './modules/export/export.migration.js';
 import { productsMigration } from './modules/products/products.migration.js';
@@ -27,4 +33,5 @@ export const MODULE_MIGRATIONS: MigrationSet = (dialect) => ({
   '0010_workers': workersMigration,
   '0012_image_compliance': imageComplianceMigration,
   '0013_engagement_experiments': together(engagementMigration(), usageSegmentsMigration(dialect), experimentsMigration),
+  '0014_experiment_exposures': experimentExposuresMigration(dialect),
 });

@@ -96,3 +96,30 @@ describe('0009_beacon_event_row_key', () => {
     expect(ids.every((id, i) => Number.isSafeInteger(id) && (i === 0 || id > ids[i - 1]))).toBe(true);
   });
 });
+
+describe('0014_experiment_exposures', () => {
+  const EXPOSURES = '0014_experiment_exposures';
+  const beforeExposures: MigrationSet = (dialect) => Object.fromEntries(Object.entries(MODULE_MIGRATIONS(dialect)).filter(([name]) => name < EXPOSURES));
+
+  it('fills exposures from the events already stored: one per viewer and arm, never internal or viewerless ones', async () => {
+    const url = await databaseUrl();
+    const old = await open(url, beforeExposures);
+    await old.db.insertInto('organizations').values({ id: 'org_m', name: 'M', plan: 'active', credit_balance: 0, created_at: '2026-11-01T00:00:00.000Z' }).execute();
+    const seen = (viewer: string | null, arm: string, internal = 0) => ({ ...event('2026-11-02T00:00:00.000Z', 'prod_a'), viewer_id: viewer, experiment_id: 'expt_1', arm, internal });
+    await old.db
+      .insertInto('beacon_events')
+      .values([seen('v1', '3d'), seen('v1', '3d'), seen('v2', 'poster'), seen('v3', '3d'), seen('v3', 'poster'), seen(null, '3d'), seen('staff', 'poster', 1), event('2026-11-02T00:00:00.000Z', 'prod_a')])
+      .execute();
+    await old.close();
+
+    const migrated = await open(url, MODULE_MIGRATIONS);
+    cleanup.push(() => migrated.close());
+    const rows = await migrated.db.selectFrom('experiment_exposures').select(['experiment_id', 'org_id', 'viewer_id', 'arm']).orderBy('viewer_id').orderBy('arm').execute();
+    expect(rows.map((r) => `${r.experiment_id} ${r.org_id} ${r.viewer_id} ${r.arm}`)).toEqual([
+      'expt_1 org_m v1 3d',
+      'expt_1 org_m v2 poster',
+      'expt_1 org_m v3 3d',
+      'expt_1 org_m v3 poster',
+    ]);
+  });
+});

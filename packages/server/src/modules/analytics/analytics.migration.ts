@@ -129,3 +129,30 @@ export function usageSegmentsMigration(dialect: SchemaDialect): Migration {
     },
   };
 }
+
+/**
+ * Who saw which arm of an experiment: one row per (experiment, organization, viewer, arm), written with the raw
+ * events in the same transaction, instead of an index entry on every raw event an experiment's page sends (about
+ * a fifth of a stored event's cost; 20 events of one viewer now add one row, not 20 index entries). Experiment
+ * results read their viewers here and their conversions from raw events. Filled from the events already stored.
+ */
+export function experimentExposuresMigration(dialect: SchemaDialect): Migration {
+  return {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('experiment_exposures')
+        .addColumn('experiment_id', 'text', (c) => c.notNull())
+        .addColumn('org_id', 'text', (c) => c.notNull().references('organizations.id').onDelete('cascade'))
+        .addColumn('viewer_id', 'text', (c) => c.notNull())
+        .addColumn('arm', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('experiment_exposures_pk', ['experiment_id', 'org_id', 'viewer_id', 'arm'])
+        .$call((table) => dialect.clusteredOnKey(table))
+        .execute();
+      await sql`
+        insert into experiment_exposures (experiment_id, org_id, viewer_id, arm)
+        select distinct experiment_id, org_id, viewer_id, arm from beacon_events
+        where experiment_id is not null and viewer_id is not null and arm is not null and internal = 0`.execute(db);
+      await sql`drop index beacon_events_experiment`.execute(db);
+    },
+  };
+}

@@ -61,6 +61,13 @@ const SEGMENT_INSERT: BatchInsert = {
     BEACON_TYPES.map((t) => `"${t}" = "usage_segments_hourly"."${t}" + excluded."${t}"`).join(', '),
 };
 
+/** A viewer already counted in an arm stays one row: the key is the whole row. */
+const EXPOSURE_INSERT: BatchInsert = {
+  table: 'experiment_exposures',
+  columns: ['experiment_id', 'org_id', 'viewer_id', 'arm'],
+  onConflict: 'on conflict do nothing',
+};
+
 const beaconRow = (e: BeaconEvent) => [
   e.orgId,
   e.subjectId,
@@ -113,24 +120,34 @@ function rollupRows(events: BeaconEvent[], unit: number): Counted[] {
   let group = new Map<string, Counted>();
   let bucket = '';
   let last: BeaconEvent | undefined;
+  // The rows the event before counted in, reused while the next names the same subject in the same group.
+  let subjectRow: Counted | null = null;
+  let totalRow: Counted | null = null;
+  const rowOf = (e: BeaconEvent, subject: string) => {
+    let row = group.get(subject);
+    if (!row) {
+      row = { org_id: e.orgId, subject_id: subject, bucket_start: bucket, internal: e.internal ? 1 : 0, ...zeroCounts() };
+      group.set(subject, row);
+    }
+    return row;
+  };
   for (const e of events) {
-    if (!last || e.orgId !== last.orgId || e.occurredAt !== last.occurredAt || e.internal !== last.internal) {
+    const sameGroup = last && e.orgId === last.orgId && e.occurredAt === last.occurredAt && e.internal === last.internal;
+    if (!sameGroup) {
       bucket = floorTo(e.occurredAt, unit);
       const key = `${e.orgId}\u0000${bucket}\u0000${e.internal ? 1 : 0}`;
       const known = groups.get(key);
       if (known) group = known;
       else groups.set(key, (group = new Map()));
     }
-    last = e;
-    // A server's conversion may name no product: its subject is the organization's total, counted once.
-    for (const subject of e.subjectId === ORG_TOTAL ? [ORG_TOTAL] : [e.subjectId, ORG_TOTAL]) {
-      let row = group.get(subject);
-      if (!row) {
-        row = { org_id: e.orgId, subject_id: subject, bucket_start: bucket, internal: e.internal ? 1 : 0, ...zeroCounts() };
-        group.set(subject, row);
-      }
-      row[e.type]++;
+    if (!sameGroup || e.subjectId !== last!.subjectId) {
+      // A server's conversion may name no product: its subject is the organization's total, counted once.
+      totalRow = rowOf(e, ORG_TOTAL);
+      subjectRow = e.subjectId === ORG_TOTAL ? null : rowOf(e, e.subjectId);
     }
+    last = e;
+    totalRow![e.type]++;
+    if (subjectRow) subjectRow[e.type]++;
   }
   const keyed = [...groups.values()].flatMap((g) =>
     [...g.values()].map((r) => [`${r.org_id}\u0000${r.subject_id}\u0000${r.bucket_start}\u0000${r.internal}`, r] as const),
@@ -148,7 +165,27 @@ export async function writeBeaconEvents(db: Kysely<DB>, events: BeaconEvent[]): 
     { insert: HOURLY_INSERT, rows: rollupRows(events, HOUR_MS).map(rollupValues) },
     { insert: DAILY_INSERT, rows: rollupRows(events, DAY_MS).map(rollupValues) },
     { insert: SEGMENT_INSERT, rows: segmentRows(events) },
+    { insert: EXPOSURE_INSERT, rows: exposureRows(events) },
   ]);
+}
+
+/**
+ * The (experiment, organization, viewer, arm) the batch's events were seen with, once each and sorted (the same
+ * lock order for every writer): a page's events mostly share one viewer and arm, so a request adds one row at most.
+ * Internal traffic and events without a viewer are never counted in results, so they are not recorded.
+ */
+function exposureRows(events: BeaconEvent[]): string[][] {
+  const rows = new Map<string, string[]>();
+  let last: BeaconEvent | undefined;
+  for (const e of events) {
+    if (e.experimentId === null || e.arm === null || e.viewerId === null || e.internal) continue;
+    if (last && e.experimentId === last.experimentId && e.arm === last.arm && e.viewerId === last.viewerId && e.orgId === last.orgId) continue;
+    last = e;
+    const id = `${e.experimentId}\u0000${e.orgId}\u0000${e.viewerId}\u0000${e.arm}`;
+    if (!rows.has(id)) rows.set(id, [e.experimentId, e.orgId, e.viewerId, e.arm]);
+  }
+  if (rows.size < 2) return [...rows.values()];
+  return [...rows.entries()].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map(([, r]) => r);
 }
 
 /**
@@ -157,20 +194,35 @@ export async function writeBeaconEvents(db: Kysely<DB>, events: BeaconEvent[]): 
  */
 function segmentRows(events: BeaconEvent[]): unknown[][] {
   const rows = new Map<string, { key: unknown[]; counts: Counts }>();
-  let bucket = '';
+  // The rows of the event before, reused while the next has the same organization, hour, device, page and flag:
+  // a request's events all do, so a key is composed once per request, not twice per event.
+  let device: { counts: Counts } | null = null;
+  let referrer: { counts: Counts } | null = null;
   let last: BeaconEvent | undefined;
+  const rowFor = (e: BeaconEvent, bucket: string, segment: Segment, value: string) => {
+    const internal = e.internal ? 1 : 0;
+    const id = `${e.orgId}\u0000${segment}\u0000${bucket}\u0000${value}\u0000${internal}`;
+    let row = rows.get(id);
+    if (!row) rows.set(id, (row = { key: [e.orgId, segment, value, bucket, internal], counts: zeroCounts() }));
+    return row;
+  };
   for (const e of events) {
     if (e.device === null && e.referrer === null) continue;
-    if (!last || e.occurredAt !== last.occurredAt) bucket = floorTo(e.occurredAt, HOUR_MS);
-    last = e;
-    for (const [segment, value] of [['device', e.device], ['referrer', e.referrer]] as const) {
-      if (value === null) continue;
-      const internal = e.internal ? 1 : 0;
-      const id = `${e.orgId}\u0000${segment}\u0000${bucket}\u0000${value}\u0000${internal}`;
-      let row = rows.get(id);
-      if (!row) rows.set(id, (row = { key: [e.orgId, segment, value, bucket, internal], counts: zeroCounts() }));
-      row.counts[e.type]++;
+    if (
+      !last ||
+      e.occurredAt !== last.occurredAt ||
+      e.orgId !== last.orgId ||
+      e.device !== last.device ||
+      e.referrer !== last.referrer ||
+      e.internal !== last.internal
+    ) {
+      const bucket = floorTo(e.occurredAt, HOUR_MS);
+      device = e.device === null ? null : rowFor(e, bucket, 'device', e.device);
+      referrer = e.referrer === null ? null : rowFor(e, bucket, 'referrer', e.referrer);
     }
+    last = e;
+    if (device) device.counts[e.type]++;
+    if (referrer) referrer.counts[e.type]++;
   }
   return [...rows.entries()]
     .sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
@@ -304,17 +356,18 @@ export interface ArmOutcome {
 }
 
 /**
- * Per arm of an experiment, from raw events: the distinct viewers the element showed the arm to, those of them
- * with a conversion (from the page or from the shop's server, matched by viewer_id) within `[since, until]`,
- * and their conversions' summed value. A viewer seen in both arms (only a tampered page can do that) counts in
+ * Per arm of an experiment, counted per viewer: the distinct viewers the element showed the arm to (their exposures,
+ * written in the same transaction as the raw events that carried the arm), those of them with a conversion (a raw
+ * event from the page or from the shop's server, matched by viewer_id) within `[since, until]`, and their
+ * conversions' summed value. A viewer seen in both arms (only a tampered page can do that) counts in
  * neither; internal traffic counts in neither.
  */
 export async function experimentOutcomes(db: Executor, orgId: string, experimentId: string, since: string, until: string | null): Promise<ArmOutcome[]> {
   const end = until ?? '9999-12-31T23:59:59.999Z';
   const { rows } = await sql<{ arm: string; viewers: number | string; converters: number | string; value: number | string | null }>`
     with seen as (
-      select viewer_id, min(arm) as arm from beacon_events
-      where experiment_id = ${experimentId} and org_id = ${orgId} and viewer_id is not null and arm is not null and internal = 0
+      select viewer_id, min(arm) as arm from experiment_exposures
+      where experiment_id = ${experimentId} and org_id = ${orgId}
       group by viewer_id
       having count(distinct arm) = 1
     ), converted as (
@@ -327,4 +380,9 @@ export async function experimentOutcomes(db: Executor, orgId: string, experiment
     from seen left join converted on converted.viewer_id = seen.viewer_id
     group by seen.arm`.execute(db);
   return rows.map((r) => ({ arm: r.arm, viewers: Number(r.viewers), converters: Number(r.converters), value: Number(r.value ?? 0) }));
+}
+
+/** An experiment's exposures, deleted with the experiment. */
+export async function deleteExposures(db: Executor, orgId: string, experimentId: string): Promise<void> {
+  await db.deleteFrom('experiment_exposures').where('experiment_id', '=', experimentId).where('org_id', '=', orgId).execute();
 }

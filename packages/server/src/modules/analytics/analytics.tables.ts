@@ -47,10 +47,19 @@ export interface UsageSegmentsTable extends Omit<UsageRollupTable, 'subject_id'>
   value: string;
 }
 
+/** One row per viewer and arm an experiment's events were seen with (never internal traffic): what results count. */
+export interface ExperimentExposuresTable {
+  experiment_id: string;
+  org_id: string;
+  viewer_id: string;
+  arm: string;
+}
+
 /** This module's tables, created by `analytics.migration.ts`; `src/db.ts` adds them to the app's `DB`. */
 export interface AnalyticsTables {
   beacon_events: BeaconEventsTable;
   usage_hourly: UsageRollupTable;
   usage_daily: UsageRollupTable;
   usage_segments_hourly: UsageSegmentsTable;
+  experiment_exposures: ExperimentExposuresTable;
 }

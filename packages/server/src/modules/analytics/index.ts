@@ -1,2 +1,2 @@
 /** What other modules may use of analytics. */
-export { experimentOutcomes, type ArmOutcome } from './analytics.repo.js';
+export { deleteExposures, experimentOutcomes, type ArmOutcome } from './analytics.repo.js';

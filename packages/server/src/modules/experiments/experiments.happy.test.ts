@@ -110,6 +110,35 @@ describe('experiments', () => {
     expect(after.arms[1].converters).toBe(1);
   });
 
+  it('a viewer is one exposure per arm, however many events; one seen in both arms counts in neither; deleting forgets them', async () => {
+    const e = await startExperiment(t, key(), { name: 'Lamp', product_ids: [products[1]] });
+    const event = (type: string, viewer: string, arm: '3d' | 'poster') => ({ type, product_id: products[1], viewer_id: viewer, experiment_id: e.id, arm });
+    const types = ['view', 'interaction', 'variant_change', 'hotspot_open', 'ar_cta_tap', 'ar_enter'];
+    await shopBeacon(t, t.org.publishable_key, types.map((type) => event(type, 'one', '3d')));
+    await shopBeacon(t, t.org.publishable_key, [event('view', 'one', '3d'), event('view', 'two', 'poster'), event('view', 'both', 'poster')]);
+    await shopBeacon(t, t.org.publishable_key, [event('view', 'both', '3d'), { ...event('conversion', 'both', '3d'), name: 'purchase', value: 5 }]);
+    // Not exposures: an event without a viewer, and the organization's own traffic.
+    await shopBeacon(t, t.org.publishable_key, [{ type: 'view', product_id: products[1], experiment_id: e.id, arm: '3d' }]);
+    await t.app.inject({ method: 'POST', url: '/v1/beacon', headers: bearer(key()), payload: { events: [event('view', 'staff', 'poster')] } });
+
+    const exposures = () =>
+      t.deps.database.db.selectFrom('experiment_exposures').select(['viewer_id', 'arm']).where('experiment_id', '=', e.id).orderBy('viewer_id').orderBy('arm').execute();
+    expect(await exposures()).toEqual([
+      { viewer_id: 'both', arm: '3d' },
+      { viewer_id: 'both', arm: 'poster' },
+      { viewer_id: 'one', arm: '3d' },
+      { viewer_id: 'two', arm: 'poster' },
+    ]);
+    const results = (await call('GET', `/v1/experiments/${e.id}/results`)).json();
+    expect(results.arms.map((a: any) => [a.arm, a.viewers, a.converters, a.value])).toEqual([
+      ['3d', 1, 0, 0],
+      ['poster', 1, 0, 0],
+    ]);
+
+    expect((await call('DELETE', `/v1/experiments/${e.id}`)).statusCode).toBe(200);
+    expect(await exposures()).toEqual([]);
+  });
+
   it('a verdict when the interval excludes 0', async () => {
     const e = await startExperiment(t, key(), { name: 'Big', product_ids: [products[0]] });
     const events: object[] = [];

@@ -5,7 +5,7 @@ import type { Effect } from '../../http/idempotency.js';
 import { readOrgs, writeOrg } from '../../http/reach.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import { experimentOutcomes } from '../analytics/index.js';
+import { deleteExposures, experimentOutcomes } from '../analytics/index.js';
 import { ARMS } from '../analytics/analytics.types.js';
 import type { Principal } from '../auth/principal.js';
 import { emitEvent } from '../events/events.js';
@@ -130,8 +130,11 @@ export async function stopExperiment(deps: Deps, principal: Principal, id: strin
 }
 
 export async function deleteExperiment(deps: Deps, principal: Principal, id: string, orgId?: string): Promise<void> {
-  await experimentOr404(deps, principal, id, orgId);
-  await deleteExperimentRow(deps.database.db, id);
+  const found = await experimentOr404(deps, principal, id, orgId);
+  await inTransaction(deps.database.db, async (trx) => {
+    await deleteExperimentRow(trx, id);
+    await deleteExposures(trx, found.orgId, id);
+  });
 }
 
 export async function experimentResults(deps: Deps, principal: Principal, id: string, orgId?: string): Promise<ExperimentResults> {

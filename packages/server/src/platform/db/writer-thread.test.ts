@@ -14,6 +14,7 @@ import { openDatabase, type Database } from './index.js';
 interface Tables {
   items: { id: string; n: number };
   counters: { name: string; value: number };
+  cells: { k: number; a: string | null; b: string | null; c: number | null };
 }
 
 const ITEMS: BatchInsert = { table: 'items', columns: ['id', 'n'] };
@@ -36,6 +37,7 @@ async function database(file?: string): Promise<{ database: Database<Tables>; db
   open.push(database);
   await sql`create table if not exists items (id text primary key, n integer not null)`.execute(database.db);
   await sql`create table if not exists counters (name text primary key, value integer not null)`.execute(database.db);
+  await sql`create table if not exists cells (k integer primary key, a text, b text, c real)`.execute(database.db);
   return { database, db: database.db, file };
 }
 
@@ -56,6 +58,20 @@ describe('batches on the writer thread', () => {
     expect(await count(db)).toBe(2);
     await writeBatch(db, [{ insert: COUNTERS, rows: [['views', 3]] }]);
     expect(await db.selectFrom('counters').selectAll().execute()).toEqual([{ name: 'views', value: 5 }]);
+  });
+
+  it('rows reach the thread whole, whichever cells repeat the row above (only the others are sent)', async () => {
+    const { db } = await database();
+    const rows = [
+      { k: 1, a: 'x', b: null, c: 1.5 },
+      { k: 2, a: 'x', b: null, c: 1.5 },
+      { k: 3, a: 'y', b: null, c: 2 },
+      { k: 4, a: 'y', b: 'z', c: 2 },
+      { k: 5, a: null, b: 'z', c: null },
+      { k: 6, a: null, b: null, c: 0 },
+    ];
+    await writeBatch(db, [{ insert: { table: 'cells', columns: ['k', 'a', 'b', 'c'] }, rows: rows.map((r) => [r.k, r.a, r.b, r.c]) }]);
+    expect(await db.selectFrom('cells').selectAll().orderBy('k').execute()).toEqual(rows);
   });
 
   it('a batch that breaks a constraint fails whole, with SQLite\'s code, and the thread goes on', async () => {
