@@ -9,9 +9,9 @@ import { budgetsFromJson, servedQuality, type BudgetsJson } from '../products/pr
 import { findProduct, updateImageRow } from '../products/products.repo.js';
 import type { ProductRecord, StoredModel, ViewerSettings } from '../products/products.types.js';
 import { storeModel, storedModel } from '../ingest/ingest-model.js';
-import { ingestModelJob } from '../ingest/ingest.jobs.js';
+import { ingestModelJob, redeliverModelJob } from '../ingest/ingest.job-defs.js';
 import { deleteModelFiles } from '../ingest/model-delivery.js';
-import { masterKeyOf, redeliverModelJob } from '../ingest/model-redeliver.js';
+import { masterKeyOf } from '../ingest/model-redeliver.js';
 import { mergeSettings, settingsProblem, type ImageSettingsInput } from './settings.schemas.js';
 import { mergeViewerSettings, scaleHotspots, viewerSettingsProblems } from './viewer-features.schemas.js';
 

@@ -9,7 +9,7 @@ import { filterFrom, type ListQuery } from '../products/products.service.js';
 import type { ReviewStatus } from '../products/products.types.js';
 import type { PresetName } from '@plinth/media';
 import { finishAll } from './export.finishing.js';
-import { finishExportJob } from './export.jobs.js';
+import { finishExportJob } from './export.job-defs.js';
 import { verifyDownload } from './export.link.js';
 import { pendingEntries, planExport, selectionHash, type ExportPlan, type PlanOptions } from './export.plan.js';
 import { streamZip } from './export.zip.js';

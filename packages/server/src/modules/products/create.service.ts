@@ -17,7 +17,7 @@ import { signQuote, verifyQuote, type QuotePayload } from '../quotes/quote-token
 import { commitOrder } from './order.service.js';
 import { countActiveProducts, findProduct, insertProduct } from './products.repo.js';
 import type { ProductRecord, ProductSource } from './products.types.js';
-import { INGEST_JOBS, ingestModelJob } from '../ingest/ingest.jobs.js';
+import { INGEST_JOBS, ingestModelJob } from '../ingest/ingest.job-defs.js';
 import { takeUploads, uploadRef } from '../uploads/index.js';
 
 export const SOURCE_FIELDS = ['image_urls', 'video_url', 'source_url', 'model_url', 'image_paths', 'model_path', 'resume_token'] as const;

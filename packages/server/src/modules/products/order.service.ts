@@ -9,7 +9,7 @@ import { debitCredits } from '../orgs/orgs.repo.js';
 import { assertCredits, assertPlanAllows } from '../quotes/plan.js';
 import type { QuotePayload } from '../quotes/quote-token.js';
 import { quote, type QuoteJson } from './create.service.js';
-import { generateModelJob, renderImagesJob } from '../generation/generation.jobs.js';
+import { generateModelJob, renderImagesJob } from '../generation/generation.job-defs.js';
 import { modelQueued, rendersOrdered } from './products.lifecycle.js';
 import { findProduct, updateProductRow } from './products.repo.js';
 import type { CaptureInput, ProductRecord } from './products.types.js';

@@ -5,7 +5,7 @@ import { inTransaction, isUniqueViolation } from '../../platform/db/index.js';
 import type { Principal } from '../auth/principal.js';
 import { emitEvent } from '../events/events.js';
 import { emitProductEvent } from './products.events.js';
-import { purgeProductFilesJob } from './products.jobs.js';
+import { purgeProductFilesJob } from './products.job-defs.js';
 import { statusSet } from './products.lifecycle.js';
 import { normaliseTags } from './create.service.js';
 import {
