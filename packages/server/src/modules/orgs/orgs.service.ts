@@ -1,4 +1,5 @@
 import type { Deps } from '../../deps.js';
+import type { Executor } from '../../db.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
 import { userByEmail } from '../auth/auth.repo.js';
@@ -6,7 +7,7 @@ import { hashPassword } from '../auth/passwords.js';
 import type { Role } from '../auth/principal.js';
 import { createKeyRecord } from '../keys/keys.service.js';
 import { insertProject } from '../projects/projects.repo.js';
-import { addCredits, insertOrganization, insertUser, setPassword, upsertMembership } from './orgs.repo.js';
+import { addCredits, insertOrganization, insertUser, organizationCount, setPassword, upsertMembership } from './orgs.repo.js';
 
 export const PLANS = ['none', 'trial', 'active', 'trial_used', 'payment_failed'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -99,3 +100,6 @@ export async function addMember(
     return { user_id: user.id };
   });
 }
+
+/** How many organizations exist: none yet means the installation still needs its bootstrap. */
+export const countOrganizations = (db: Executor) => organizationCount(db);

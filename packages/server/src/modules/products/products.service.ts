@@ -7,7 +7,7 @@ import { emitEvent } from '../events/events.js';
 import { emitProductEvent } from './products.events.js';
 import { purgeProductFilesJob } from './products.job-defs.js';
 import { statusSet } from './products.lifecycle.js';
-import { normaliseTags } from './create.service.js';
+import { normaliseTags } from './new-product.js';
 import {
   deleteProductRows,
   findProduct,

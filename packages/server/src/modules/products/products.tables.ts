@@ -54,18 +54,10 @@ export interface ImagesTable {
   updated_at: string;
 }
 
-export interface QuoteUsesTable {
-  nonce: string;
-  org_id: string;
-  product_id: string | null;
-  created_at: string;
-}
-
 /** This module's tables, created by `products.migration.ts`; `src/db.ts` adds them to the app's `DB`. */
 export interface ProductsTables {
   products: ProductsTable;
   product_tags: ProductTagsTable;
   images: ImagesTable;
   /** the nonces of committed quote tokens: each token commits once */
-  quote_uses: QuoteUsesTable;
 }
