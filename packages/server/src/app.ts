@@ -5,7 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { randomBytes } from 'node:crypto';
 import type { Deps } from './deps.js';
 import { rateRule, registerAuth, type AuthRule } from './http/auth.js';
-import { envelope } from './http/errors.js';
+import { envelope } from './core/errors.js';
 import { registerCors } from './http/cors.js';
 import { clientAddress, FrontDoor, type LaneTokens } from './http/front-door.js';
 import { registerDocs } from './http/docs.js';

@@ -187,7 +187,7 @@ async function creditsCommand(config: Readonly<Config>, args: string[]) {
   if (add !== undefined && (!Number.isInteger(add) || add < 1 || add > 1_000_000_000)) fail('--add must be a whole number from 1 to 1000000000');
   if (values.reason !== undefined && add === undefined) fail('--reason goes with --add');
   const { creditStatement, grantCredits } = await import('./modules/orgs/index.js');
-  const { AppError } = await import('./http/errors.js');
+  const { AppError } = await import('./core/errors.js');
   try {
     if (add !== undefined) {
       const granted = await withDeps(config, (deps) => grantCredits(deps, { orgId, amount: add, reason: values.reason }));

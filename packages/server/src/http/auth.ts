@@ -2,8 +2,8 @@ import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
 import type { Authenticator } from '../modules/auth/auth.service.js';
-import type { Principal, Scope } from '../modules/auth/principal.js';
-import { AppError, forbidden } from './errors.js';
+import type { Principal, Scope } from '../core/principal.js';
+import { AppError, forbidden } from '../core/errors.js';
 import { originAllowed } from './origins.js';
 import type { RateRule } from '../platform/ratelimit/index.js';
 

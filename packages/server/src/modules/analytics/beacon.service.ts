@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
-import { AppError, validationFailed } from '../../http/errors.js';
-import { writeOrg } from '../../http/reach.js';
-import type { Principal } from '../auth/principal.js';
+import { AppError, validationFailed } from '../../core/errors.js';
+import { writeOrg } from '../../core/reach.js';
+import type { Principal } from '../../core/principal.js';
 import { writeBeaconEvents } from './analytics.repo.js';
 import type { Arm, BeaconEvent, BeaconType, ConversionName, Device } from './analytics.types.js';
 import { GroupCommit, GroupCommitClosedError, type GroupCommitOptions } from './group-commit.js';

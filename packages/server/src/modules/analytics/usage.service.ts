@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
-import { notFound, validationFailed } from '../../http/errors.js';
-import { readOrgs } from '../../http/reach.js';
-import type { Principal } from '../auth/principal.js';
+import { notFound, validationFailed } from '../../core/errors.js';
+import { readOrgs } from '../../core/reach.js';
+import type { Principal } from '../../core/principal.js';
 import { bucketCounts, productCounts, productOrg, segmentCounts } from './analytics.repo.js';
 import {
   BEACON_TYPES,

@@ -1,9 +1,9 @@
 import type { Deps } from '../../deps.js';
-import { AppError, notFound, validationFailed } from '../../http/errors.js';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import type { Effect } from '../../http/idempotency.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { BlobNotFoundError } from '../../platform/storage/types.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { modelReplacementQueued, productChanged } from '../products/products.lifecycle.js';
 import { budgetsFromJson, servedQuality, type BudgetsJson } from '../products/products.json.js';
 import { findProduct, updateImageRow } from '../products/products.repo.js';

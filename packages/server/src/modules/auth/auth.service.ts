@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import { newId, randomToken } from '../../platform/ids.js';
 import { findKeyByHash, keyOrgIds, touchKey } from '../keys/keys.repo.js';
 import {
@@ -13,7 +13,7 @@ import {
   userByEmail,
 } from './auth.repo.js';
 import { hashPassword, tokenHash, verifyPassword } from './passwords.js';
-import { effectiveScopes, type Principal, type Scope } from './principal.js';
+import { effectiveScopes, type Principal, type Scope } from '../../core/principal.js';
 
 const SESSION_DAYS = 14;
 /** How long a resolved key is trusted without a database read; revocation in this process clears it at once. */

@@ -1,8 +1,8 @@
 import type { Compliance, ImageSettings, PresetName } from '@plinth/media';
 import { measureImageCompliance } from '../export/export.compliance.js';
 import type { Deps } from '../../deps.js';
-import { AppError, notFound } from '../../http/errors.js';
-import type { Principal } from '../auth/principal.js';
+import { AppError, notFound } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
 import { getProduct } from '../products/products.service.js';
 import { sessionUser } from './dashboard-api.service.js';
 

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db.js';
-import type { Role } from '../auth/principal.js';
+import type { Role } from '../../core/principal.js';
 
 export async function userById(db: Executor, id: string) {
   return db.selectFrom('users').select(['id', 'email']).where('id', '=', id).executeTakeFirst();

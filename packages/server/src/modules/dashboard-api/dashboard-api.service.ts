@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
-import { AppError, forbidden, notFound } from '../../http/errors.js';
+import { AppError, forbidden, notFound } from '../../core/errors.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
-import { canManage, type Principal, type Role } from '../auth/principal.js';
+import { canManage, type Principal, type Role } from '../../core/principal.js';
 import { addMember, ledgerPage } from '../orgs/index.js';
 import { userByEmail } from '../auth/auth.repo.js';
 import { membersOf, membership, organizationsOf, ownerCount, removeMembership, setRole, userById } from './dashboard-api.repo.js';

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { runningExperimentFor } from '../experiments/index.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../core/errors.js';
 import { modelUrl, usdzVariantUrls } from '../products/products.json.js';
 import { embedViewerFeatures } from './embed-viewer-features.js';
 import { findProductRow, toProductRecord } from '../products/products.repo.js';

@@ -1,13 +1,13 @@
 import type { Executor } from '../../db.js';
 import type { Deps } from '../../deps.js';
-import { AppError, notFound, validationFailed } from '../../http/errors.js';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import type { Effect } from '../../http/idempotency.js';
-import { readOrgs, writeOrg } from '../../http/reach.js';
+import { readOrgs, writeOrg } from '../../core/reach.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
 import { experimentOutcomes } from '../analytics/index.js';
 import { ARMS } from '../analytics/analytics.types.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { emitEvent } from '../events/events.js';
 import {
   deleteExperimentRow,

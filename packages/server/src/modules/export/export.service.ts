@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { Deps } from '../../deps.js';
-import { AppError, notFound, validationFailed } from '../../http/errors.js';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { productIdsMatching } from '../products/products.repo.js';
 import { filterFrom, type ListQuery } from '../products/products.service.js';
 import type { ReviewStatus } from '../products/products.types.js';

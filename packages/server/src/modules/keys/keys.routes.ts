@@ -4,9 +4,9 @@ import type { Deps } from '../../deps.js';
 import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses, SecretRedacted } from '../../http/schemas.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
-import { ReachQuery } from '../../http/reach.js';
+import { ReachQuery } from '../../core/reach.js';
 import type { Authenticator } from '../auth/auth.service.js';
-import { SCOPES } from '../auth/principal.js';
+import { SCOPES } from '../../core/principal.js';
 import type { ApiKeyRecord } from './keys.repo.js';
 import { createKey, listApiKeys, revokeApiKey } from './keys.service.js';
 

@@ -1,13 +1,13 @@
 import type { Deps } from '../../deps.js';
-import { AppError, forbidden, notFound, validationFailed } from '../../http/errors.js';
-import { readOrgs, writeOrg } from '../../http/reach.js';
+import { AppError, forbidden, notFound, validationFailed } from '../../core/errors.js';
+import { readOrgs, writeOrg } from '../../core/reach.js';
 import type { Effect } from '../../http/idempotency.js';
 import { inTransaction } from '../../platform/db/index.js';
 import type { Executor } from '../../db.js';
 import { newId, randomToken } from '../../platform/ids.js';
 import type { Authenticator } from '../auth/auth.service.js';
 import { tokenHash } from '../auth/passwords.js';
-import { canManage, normaliseScopes, type Principal, type Scope } from '../auth/principal.js';
+import { canManage, normaliseScopes, type Principal, type Scope } from '../../core/principal.js';
 import { findProject } from '../projects/projects.repo.js';
 import { insertKey, listKeys, revokeKey as revokeKeyRow, toKeyRecord, type ApiKeyRecord } from './keys.repo.js';
 

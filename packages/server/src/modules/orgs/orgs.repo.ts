@@ -1,5 +1,5 @@
 import type { Executor } from '../../db.js';
-import type { Role } from '../auth/principal.js';
+import type { Role } from '../../core/principal.js';
 
 export async function insertOrganization(
   db: Executor,

@@ -4,7 +4,7 @@ import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
 import { userByEmail } from '../auth/auth.repo.js';
 import { hashPassword } from '../auth/passwords.js';
-import type { Role } from '../auth/principal.js';
+import type { Role } from '../../core/principal.js';
 import { createKeyRecord } from '../keys/keys.service.js';
 import { insertProject } from '../projects/projects.repo.js';
 import { addCredits, insertOrganization, insertUser, organizationCount, setPassword, upsertMembership } from './orgs.repo.js';

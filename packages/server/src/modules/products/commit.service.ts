@@ -1,10 +1,10 @@
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../http/errors.js';
-import { writeOrg } from '../../http/reach.js';
+import { AppError } from '../../core/errors.js';
+import { writeOrg } from '../../core/reach.js';
 import type { Effect } from '../../http/idempotency.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import type { CreateInput } from '../quotes/pricing.js';
 import { assertPriceUnchanged, chargeQuote, readQuote, redeemQuote } from '../quotes/quotes.service.js';
 import type { QuotePayload } from '../quotes/quote-token.js';

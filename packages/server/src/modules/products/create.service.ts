@@ -1,11 +1,11 @@
 import type { Deps } from '../../deps.js';
-import { AppError, validationFailed } from '../../http/errors.js';
-import { writeOrg } from '../../http/reach.js';
+import { AppError, validationFailed } from '../../core/errors.js';
+import { writeOrg } from '../../core/reach.js';
 import type { Effect } from '../../http/idempotency.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
 import { FetchError } from '../../platform/fetch/types.js';
 import { newId } from '../../platform/ids.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { organizationState } from '../orgs/index.js';
 import { assertPlanAllows } from '../quotes/plan.js';
 import type { CreateInput } from '../quotes/pricing.js';

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import type { Effect } from '../../http/idempotency.js';
 import { isUniqueViolation } from '../../platform/db/index.js';
 import type { DB, Executor } from '../../db.js';

@@ -1,8 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { Deps } from '../../deps.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
 import type { DB } from '../../db.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { emitProductEvent } from './products.events.js';
 import type { QuotePayload } from '../quotes/quote-token.js';
 import { chargeQuote, quote, type QuotedOrganization, type QuoteJson } from '../quotes/quotes.service.js';

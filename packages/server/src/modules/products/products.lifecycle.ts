@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import type { DB, Executor } from '../../db.js';
 import { refundCredits } from '../orgs/index.js';
 import { emitProductEvent } from './products.events.js';

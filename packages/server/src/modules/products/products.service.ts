@@ -1,8 +1,8 @@
 import type { Deps } from '../../deps.js';
-import { AppError, notFound } from '../../http/errors.js';
-import { readOrgs, writeOrg } from '../../http/reach.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { readOrgs, writeOrg } from '../../core/reach.js';
 import { inTransaction, isUniqueViolation } from '../../platform/db/index.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { emitEvent } from '../events/events.js';
 import { emitProductEvent } from './products.events.js';
 import { purgeProductFilesJob } from './products.job-defs.js';

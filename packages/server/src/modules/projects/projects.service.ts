@@ -1,12 +1,12 @@
 import type { Deps } from '../../deps.js';
-import { forbidden, notFound, validationFailed } from '../../http/errors.js';
+import { forbidden, notFound, validationFailed } from '../../core/errors.js';
 import { normaliseOriginEntry } from '../../http/origins.js';
-import { readOrgs, writeOrg } from '../../http/reach.js';
+import { readOrgs, writeOrg } from '../../core/reach.js';
 import type { Effect } from '../../http/idempotency.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
 import type { Authenticator } from '../auth/auth.service.js';
-import { canManage, type Principal } from '../auth/principal.js';
+import { canManage, type Principal } from '../../core/principal.js';
 import { findProject, insertProject, listProjects, toProjectRecord, updateProject, type ProjectRecord } from './projects.repo.js';
 
 function domains(input: string[]): string[] {

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import type { Executor } from '../../db.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import { isUniqueViolation } from '../../platform/db/index.js';
 import { chargeCredits, organizationState } from '../orgs/index.js';
 import { assertCredits, assertPlanAllows } from './plan.js';

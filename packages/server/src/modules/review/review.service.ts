@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
-import { notFound, validationFailed } from '../../http/errors.js';
+import { notFound, validationFailed } from '../../core/errors.js';
 import { inTransaction } from '../../platform/db/index.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { mergeSettings, settingsProblem, type ImageSettingsInput } from '../assets/settings.schemas.js';
 import { productChanged } from '../products/products.lifecycle.js';
 import { findProduct, updateImageRow } from '../products/products.repo.js';

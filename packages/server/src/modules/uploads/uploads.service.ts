@@ -1,12 +1,12 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Deps } from '../../deps.js';
-import { AppError, validationFailed } from '../../http/errors.js';
-import { writeOrg } from '../../http/reach.js';
+import { AppError, validationFailed } from '../../core/errors.js';
+import { writeOrg } from '../../core/reach.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
 import { uploadKey } from '../../platform/storage/names.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { checkUpload } from './uploads.check.js';
 import { receiveToTemp, tooLarge, uploadTempDir } from './uploads.receive.js';
 import { findUploads, insertUpload, markUploadsUsed, usedUploadBytes, type UploadRow } from './uploads.repo.js';

@@ -1,12 +1,12 @@
 import type { Deps } from '../../deps.js';
-import { AppError, notFound, validationFailed } from '../../http/errors.js';
-import { readOrgs, writeOrg } from '../../http/reach.js';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
+import { readOrgs, writeOrg } from '../../core/reach.js';
 import type { Effect } from '../../http/idempotency.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { createAllowList } from '../../platform/fetch/address-policy.js';
 import { FetchError } from '../../platform/fetch/types.js';
 import { newId } from '../../platform/ids.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { enqueueDelivery } from './delivery.service.js';
 import { newSecret } from './signing.js';
 import {
