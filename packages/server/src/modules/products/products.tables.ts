@@ -1,11 +1,12 @@
 import type { ColumnType } from 'kysely';
+import type { ModelStatus, ProductStatus, ReviewStatus } from '../../core/records.js';
 export interface ProductsTable {
   id: string;
   org_id: string;
   title: string | null;
   custom_id: string | null;
-  status: 'draft' | 'published' | 'archived';
-  model_status: 'none' | 'queued' | 'generating' | 'ready' | 'failed';
+  status: ProductStatus;
+  model_status: ModelStatus;
   model: string | null; // JSON: StoredModel
   thumbnail_key: string | null;
   tags: string; // JSON array
@@ -33,7 +34,7 @@ export interface ImagesTable {
   org_id: string;
   position: number;
   origin: 'fetched' | 'uploaded' | 'video_frame' | 'rendered';
-  review_status: 'pending' | 'accepted' | 'rejected';
+  review_status: ReviewStatus;
   settings: string; // JSON: partial image settings
   storage_key: string | null;
   content_type: string | null;

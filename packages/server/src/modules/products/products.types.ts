@@ -1,13 +1,6 @@
 import type { Compliance, DeliveryBudgetOverrides } from '@plinth/media';
-export type ProductStatus = 'draft' | 'published' | 'archived';
-export type ModelStatus = 'none' | 'queued' | 'generating' | 'ready' | 'failed';
-export type ReviewStatus = 'pending' | 'accepted' | 'rejected';
-export type ImageOrigin = 'fetched' | 'uploaded' | 'video_frame' | 'rendered';
-
-export interface ProblemInfo {
-  code: string;
-  message: string;
-}
+export type { ImageOrigin, ModelStatus, ProblemInfo, ProductStatus, ReviewStatus } from '../../core/records.js';
+import type { ImageOrigin, ModelStatus, ProblemInfo, ProductStatus, ReviewStatus } from '../../core/records.js';
 
 export interface ViewerSettings {
   exposure?: number;
