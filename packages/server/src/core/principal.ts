@@ -49,3 +49,8 @@ export function canManage(principal: Principal, orgId: string): boolean {
   const role = principal.roles[orgId];
   return role === 'owner' || role === 'admin';
 }
+
+/** What authentication caches about keys and projects: a change to either tells it to forget. */
+export interface CredentialCache {
+  invalidate(): void;
+}

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import { allAllowedDomains } from '../modules/projects/projects.repo.js';
+import { allowedDomains } from '../modules/projects/projects.service.js';
 import { originAllowed } from './origins.js';
 
 const CACHE_MS = 5_000;
@@ -13,7 +13,7 @@ export function registerCors(app: FastifyInstance, deps: Deps, browserRoutes: Re
   let cached: { at: number; domains: string[] } | null = null;
   const domains = async () => {
     if (!cached || Date.now() - cached.at > CACHE_MS) {
-      cached = { at: Date.now(), domains: await allAllowedDomains(deps.database.db) };
+      cached = { at: Date.now(), domains: await allowedDomains(deps.database.db) };
     }
     return cached.domains;
   };

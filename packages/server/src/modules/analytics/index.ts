@@ -1,2 +1,3 @@
 /** What other modules may use of analytics. */
-export { experimentOutcomes, type ArmOutcome } from './analytics.repo.js';
+export { type ArmOutcome } from './analytics.repo.js';
+export { armOutcomes } from './usage.service.js';

@@ -2,7 +2,8 @@ import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../core/errors.js';
 import { readOrgs } from '../../core/reach.js';
 import type { Principal } from '../../core/principal.js';
-import { bucketCounts, productCounts, productOrg, segmentCounts } from './analytics.repo.js';
+import { bucketCounts, experimentOutcomes, productCounts, productOrg, segmentCounts } from './analytics.repo.js';
+import type { Executor } from '../../db.js';
 import {
   BEACON_TYPES,
   DEVICES,
@@ -143,3 +144,7 @@ export async function usageReport(deps: Deps, principal: Principal, q: UsageQuer
     ...(segments && q.group_by === 'referrer' && { byReferrer: rankSegments(segments.map(only), BY_PRODUCT_LIMIT) }),
   };
 }
+
+/** Each arm's viewers and conversions of an experiment between its start and its end (or now): for experiments. */
+export const armOutcomes = (db: Executor, orgId: string, experimentId: string, since: string, until: string | null) =>
+  experimentOutcomes(db, orgId, experimentId, since, until);

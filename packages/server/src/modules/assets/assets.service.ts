@@ -6,7 +6,7 @@ import { BlobNotFoundError } from '../../platform/storage/types.js';
 import type { Principal } from '../../core/principal.js';
 import { modelReplacementQueued, productChanged } from '../products/products.lifecycle.js';
 import { budgetsFromJson, servedQuality, type BudgetsJson } from '../products/products.json.js';
-import { findProduct, updateImageRow } from '../products/products.repo.js';
+import { findProduct, updateImage as updateImageRow } from '../products/products.service.js';
 import type { ProductRecord, StoredModel, ViewerSettings } from '../products/products.types.js';
 import { storeModel, storedModel } from '../ingest/ingest-model.js';
 import { ingestModelJob, redeliverModelJob } from '../ingest/ingest.job-defs.js';

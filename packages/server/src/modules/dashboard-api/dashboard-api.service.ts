@@ -3,7 +3,7 @@ import { AppError, forbidden, notFound } from '../../core/errors.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
 import { canManage, type Principal, type Role } from '../../core/principal.js';
 import { addMember, ledgerPage } from '../orgs/index.js';
-import { userByEmail } from '../auth/auth.repo.js';
+import { findUserByEmail } from '../auth/auth.service.js';
 import { membersOf, membership, organizationsOf, ownerCount, removeMembership, setRole, userById } from './dashboard-api.repo.js';
 
 type DashDeps = Pick<Deps, 'database' | 'clock'>;
@@ -70,7 +70,7 @@ export async function addOrgMember(
   manager(principal, orgId);
   mayTouchOwnership(principal, orgId, [input.role]);
   const email = input.email.trim().toLowerCase();
-  const existing = await userByEmail(deps.database.db, email);
+  const existing = await findUserByEmail(deps.database.db, email);
   if (existing && (await membership(deps.database.db, orgId, existing.id))) {
     throw new AppError('conflict', 'This person is already a member; change their role instead.', { reason: 'member_exists' });
   }

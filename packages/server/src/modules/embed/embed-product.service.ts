@@ -3,7 +3,7 @@ import { runningExperimentFor } from '../experiments/index.js';
 import { notFound } from '../../core/errors.js';
 import { modelUrl, usdzVariantUrls } from '../products/products.json.js';
 import { embedViewerFeatures } from './embed-viewer-features.js';
-import { findProductRow, toProductRecord } from '../products/products.repo.js';
+import { findProductRow, toProductRecord } from '../products/products.service.js';
 import type { ProductRecord } from '../products/products.types.js';
 
 /** model-viewer's own defaults, except the lighting, which is the neutral studio the posters are rendered under. */

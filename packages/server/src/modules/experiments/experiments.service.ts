@@ -5,7 +5,7 @@ import type { Effect } from '../../http/idempotency.js';
 import { readOrgs, writeOrg } from '../../core/reach.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import { experimentOutcomes } from '../analytics/index.js';
+import { armOutcomes } from '../analytics/index.js';
 import { ARMS } from '../analytics/analytics.types.js';
 import type { Principal } from '../../core/principal.js';
 import { emitEvent } from '../events/events.js';
@@ -141,7 +141,7 @@ export async function experimentResults(deps: Deps, principal: Principal, id: st
 
 /** Per arm from raw events and viewer ids, then the comparison of 3d (arm 1) with poster (arm 2). */
 async function computeResults(db: Executor, e: ExperimentRecord, at: string): Promise<ExperimentResults> {
-  const outcomes = await experimentOutcomes(db, e.orgId, e.id, e.createdAt, e.stoppedAt);
+  const outcomes = await armOutcomes(db, e.orgId, e.id, e.createdAt, e.stoppedAt);
   const arms = ARMS.map((arm) => {
     const o = outcomes.find((x) => x.arm === arm) ?? { viewers: 0, converters: 0, value: 0 };
     return {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import type { Executor } from '../../db.js';
-import { imagesOf } from '../products/products.repo.js';
+import { imagesOf } from '../products/products.service.js';
 import { cutoutOf } from '../products/products.json.js';
 import type { ImageRecord, ReviewStatus } from '../products/products.types.js';
 import { resolveSettings, settingsCacheKey, type ImageSettings, type ImageSettingsInput, type PresetName } from '@plinth/media';

@@ -3,11 +3,11 @@ import { inTransaction } from '../../platform/db/index.js';
 import { handleJob, type JobFailure } from '../../platform/jobs/define.js';
 import { requireTool } from '../../platform/tools.js';
 import { storeModel, storedModel } from '../ingest/ingest-model.js';
-import { insertImageRows, storeImageFiles, type StoredImage } from '../ingest/ingest.store.js';
+import { storeImageFiles, type StoredImage } from '../ingest/ingest.store.js';
 import { failureProblem } from '../ingest/ingest.problems.js';
 import { InputRejected } from '../ingest/input-rejected.js';
 import { imagesFailed, isModelInFlight, modelFailed, modelGenerating, modelReady, rendersReady, reportProgress } from '../products/products.lifecycle.js';
-import { loadProduct } from '../products/products.repo.js';
+import { addImages, loadProduct } from '../products/products.service.js';
 import { cutoutOf } from '../products/products.json.js';
 import type { ProductRecord } from '../products/products.types.js';
 import type { ModelQualityRecord } from '../products/products.types.js';
@@ -147,7 +147,7 @@ async function render(deps: Deps, product: ProductRecord) {
   await inTransaction(deps.database.db, async (trx) => {
     const current = await loadProduct(trx, product.id);
     if (!current || current.imagesStatus !== 'ordered') return;
-    await insertImageRows(trx, current, stored, current.images.length, at);
+    await addImages(trx, current, stored, at);
     await rendersReady(deps, trx, current, stored[0]?.keys?.thumb ?? null);
   });
 }

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { isModelInFlight, modelReady, reportProgress } from '../products/products.lifecycle.js';
-import { loadProduct } from '../products/products.repo.js';
+import { loadProduct } from '../products/products.service.js';
 import type { ProductRecord, StoredModel } from '../products/products.types.js';
 import type { ProcessedModel } from '@plinth/media';
 import { isUploadRef, readUploadRef } from '../uploads/index.js';

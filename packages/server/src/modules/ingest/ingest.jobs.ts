@@ -11,9 +11,10 @@ import { handleJob, type JobFailure } from '../../platform/jobs/define.js';
 import { generateModelJob } from '../generation/generation.job-defs.js';
 import { recordStepDurations, StepTimer } from '../quotes/step-costs.js';
 import { imagesFailed, imagesIngested, modelFailed, modelReplacementFailed, reportProgress, titleFound } from '../products/products.lifecycle.js';
-import { loadProduct } from '../products/products.repo.js';
+import { addImages, loadProduct } from '../products/products.service.js';
 import type { ImageOrigin, ProductRecord } from '../products/products.types.js';
-import { failedImage, insertImageRows, storeImageFiles, type StoredImage } from './ingest.store.js';
+import { failedImage, storeImageFiles, type StoredImage } from './ingest.store.js';
+import { uploadStorageKeys } from '../uploads/index.js';
 import { InputRejected } from './input-rejected.js';
 import { failureProblem, permanentIngestFailure, problemOf } from './ingest.problems.js';
 import { ingestImagesJob, ingestModelJob, ingestPageJob, ingestVideoJob, redeliverModelJob, type IngestData } from './ingest.job-defs.js';
@@ -55,7 +56,7 @@ async function finishImages(deps: Deps, product: ProductRecord, images: StoredIm
     const current = await loadProduct(trx, product.id);
     // Deleted meanwhile, or an earlier attempt already finished: nothing to do.
     if (!current || current.imagesStatus !== 'ingesting') return;
-    await insertImageRows(trx, current, images, current.images.length, at);
+    await addImages(trx, current, images, at);
     if (!good.length) {
       const error = images[0]?.error ?? { code: 'no_product_images', message: 'No usable product image was found.' };
       await imagesFailed(deps, trx, current, error, data.generation_credits);
@@ -76,8 +77,7 @@ async function handleImages(deps: Deps, product: ProductRecord, data: IngestData
     return ingestImages(deps, product, sources, data);
   }
   if (product.source.kind !== 'image_paths') throw new Error(`ingest.images got a ${product.source.kind} product`);
-  const uploads = await deps.database.db.selectFrom('uploads').select(['path', 'storage_key']).where('org_id', '=', product.orgId).where('path', 'in', product.source.image_paths).execute();
-  const byPath = new Map(uploads.map((u) => [u.path, u.storage_key]));
+  const byPath = await uploadStorageKeys(deps, product.orgId, product.source.image_paths);
   const sources = product.source.image_paths.map((path): Source => ({
     origin: 'uploaded',
     url: null,

@@ -2,11 +2,11 @@ import type { Deps } from '../../deps.js';
 import type { Executor } from '../../db.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import { userByEmail } from '../auth/auth.repo.js';
+import { findUserByEmail } from '../auth/auth.service.js';
 import { hashPassword } from '../auth/passwords.js';
 import type { Role } from '../../core/principal.js';
 import { createKeyRecord } from '../keys/keys.service.js';
-import { insertProject } from '../projects/projects.repo.js';
+import { addProject } from '../projects/projects.service.js';
 import { addCredits, insertOrganization, insertUser, organizationCount, setPassword, upsertMembership } from './orgs.repo.js';
 
 export const PLANS = ['none', 'trial', 'active', 'trial_used', 'payment_failed'] as const;
@@ -47,7 +47,7 @@ export async function bootstrap(deps: Pick<Deps, 'database' | 'clock'>, input: B
       active_product_cap: input.activeProductCap ?? null,
       created_at: at,
     });
-    let user = await userByEmail(trx, email);
+    let user = await findUserByEmail(trx, email);
     if (!user) {
       user = { id: newId('usr'), email, password_hash: passwordHash, created_at: at };
       await insertUser(trx, user);
@@ -59,7 +59,7 @@ export async function bootstrap(deps: Pick<Deps, 'database' | 'clock'>, input: B
       await addCredits(trx, { id: newId('led'), orgId, delta: input.credits, reason: 'grant', ref: 'bootstrap', at });
     }
     const projectId = newId('proj');
-    await insertProject(trx, {
+    await addProject(trx, {
       id: projectId,
       org_id: orgId,
       name: 'Default project',
@@ -89,7 +89,7 @@ export async function addMember(
   const email = input.email.trim().toLowerCase();
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   return inTransaction(deps.database.db, async (trx) => {
-    let user = await userByEmail(trx, email);
+    let user = await findUserByEmail(trx, email);
     if (!user) {
       user = { id: newId('usr'), email, password_hash: passwordHash, created_at: at };
       await insertUser(trx, user);

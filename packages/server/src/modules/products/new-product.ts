@@ -8,6 +8,7 @@ import { INGEST_JOBS, ingestModelJob } from '../ingest/ingest.job-defs.js';
 import type { CreateInput } from '../quotes/pricing.js';
 import { uploadRef } from '../uploads/index.js';
 import { emitProductEvent } from './products.events.js';
+import { normaliseTags } from './products.service.js';
 import { findProduct, insertProduct } from './products.repo.js';
 import type { ProductRecord, ProductSource } from './products.types.js';
 
@@ -15,6 +16,8 @@ import type { ProductRecord, ProductSource } from './products.types.js';
  * What a create and the commit of its quote share: the request's shape, the custom_id rule, and the writing of
  * the new product with its ingestion job and its event.
  */
+
+export { normaliseTags };
 
 export const SOURCE_FIELDS = ['image_urls', 'video_url', 'source_url', 'model_url', 'image_paths', 'model_path', 'resume_token'] as const;
 
@@ -33,11 +36,6 @@ export interface CreateBody {
   generate_model?: boolean;
   capture?: CreateInput['capture'];
   dimensions?: CreateInput['dimensions'];
-}
-
-/** Tags are trimmed and deduplicated, case kept; empty ones are refused by the schema. */
-export function normaliseTags(tags: string[] | undefined): string[] {
-  return [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
 }
 
 export async function assertCustomIdFree(db: Executor, orgId: string, customId: string | undefined) {

@@ -159,3 +159,14 @@ export interface ProductRecord {
   publishedAt: string | null;
   images: ImageRecord[];
 }
+
+/** An image a job made, or could not make (with its reason), as products records it (`addImages`). */
+export interface NewImage {
+  id: string;
+  origin: ImageOrigin;
+  sourceUrl: string | null;
+  processed: { contentType: string; width: number; height: number; bytes: number; analysis: unknown } | null;
+  error: ProblemInfo | null;
+  keys: { original: string; mask: string; thumb: string } | null;
+  sha256: string | null;
+}

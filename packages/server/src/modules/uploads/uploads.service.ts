@@ -124,3 +124,8 @@ export async function readUploadRef(deps: Deps, orgId: string, ref: string): Pro
   const [row] = await findUploads(deps.database.db, orgId, [ref.slice(UPLOAD_REF.length)]);
   return row ? deps.storage.getBuffer(row.storageKey).catch(() => null) : null;
 }
+
+/** The storage key of each of these uploads of an organization that still exists, by path. */
+export async function uploadStorageKeys(deps: Deps, orgId: string, paths: string[]): Promise<Map<string, string>> {
+  return new Map((await findUploads(deps.database.db, orgId, paths)).map((u) => [u.path, u.storageKey]));
+}
