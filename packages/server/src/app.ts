@@ -32,7 +32,7 @@ import { filesRoutes } from './modules/files/files.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { keysRoutes } from './modules/keys/keys.routes.js';
 import { productsRoutes } from './modules/products/products.routes.js';
-import { PublicAnswers, publicReadLane } from './modules/products/public-read.js';
+import { PublicAnswers, publicReadLane } from './modules/products/public-read-lane.js';
 import { projectsRoutes } from './modules/projects/projects.routes.js';
 import { reviewRoutes } from './modules/review/review.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';

@@ -24,7 +24,7 @@ import {
 } from './products.schemas.js';
 import { deleteProduct, deleteProducts, getProduct, listProductsFor, listTags, publishProducts, updateProduct } from './products.service.js';
 import { findProductRow, toProductRecord } from './products.repo.js';
-import { orgsKey, type PublicAnswers } from './public-read.js';
+import { orgsKey, type PublicAnswers } from './public-read-lane.js';
 
 const read = { auth: { scope: 'products:read' } } as const;
 const write = { auth: { scope: 'products:write' } } as const;
