@@ -221,7 +221,7 @@ export async function main(argv: string[], env?: Record<string, string | undefin
       return;
     }
     // The mat needs no configuration: it can be printed before anything is set up.
-    if (command === 'capture-mat') return await (await import('./modules/capture-mat/capture-mat.command.js')).captureMatCommand(rest);
+    if (command === 'capture-mat') return await (await import('./modules/capture-mat/index.js')).captureMatCommand(rest);
     const config = loadConfig(env);
     switch (command) {
       case 'serve': {

@@ -1,7 +1,7 @@
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import type { Authenticator } from '../modules/auth/auth.service.js';
+import type { Authenticator } from '../modules/auth/index.js';
 import type { Principal, Scope } from '../core/principal.js';
 import { AppError, forbidden } from '../core/errors.js';
 import { originAllowed } from './origins.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import { allowedDomains } from '../modules/projects/projects.service.js';
+import { allowedDomains } from '../modules/projects/index.js';
 import { originAllowed } from './origins.js';
 
 const CACHE_MS = 5_000;

@@ -4,6 +4,7 @@ import { writeBatch, type BatchInsert } from '../../platform/db/batch.js';
 import {
   BEACON_TYPES,
   zeroCounts,
+  type ArmOutcome,
   type BeaconEvent,
   type Counts,
   type Granularity,
@@ -296,12 +297,6 @@ export async function purgeBeaconEvents(db: Executor, before: string, batch: num
   return Number(result.numDeletedRows);
 }
 
-export interface ArmOutcome {
-  arm: string;
-  viewers: number;
-  converters: number;
-  value: number;
-}
 
 /**
  * Per arm of an experiment, from raw events: the distinct viewers the element showed the arm to, those of them

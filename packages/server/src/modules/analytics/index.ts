@@ -1,3 +1,4 @@
 /** What other modules may use of analytics. */
-export { type ArmOutcome } from './analytics.repo.js';
 export { armOutcomes } from './usage.service.js';
+export { ARMS, type Arm, type ArmOutcome } from './analytics.types.js';
+export { BeaconIntake, deleteBeaconEventsBefore } from './beacon.service.js';

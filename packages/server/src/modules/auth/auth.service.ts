@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import type { Executor } from '../../db.js';
 import { AppError } from '../../core/errors.js';
 import { newId, randomToken } from '../../platform/ids.js';
-import { keyByHash, keyUsed, orgIdsOfKey } from '../keys/keys.service.js';
+import { keyByHash, keyUsed, orgIdsOfKey } from '../keys/index.js';
 import {
   deleteSessionByHash,
   insertSession,

@@ -3,7 +3,7 @@ import { AppError, forbidden, notFound } from '../../core/errors.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
 import { canManage, type Principal, type Role } from '../../core/principal.js';
 import { addMember, ledgerPage } from '../orgs/index.js';
-import { findUserByEmail } from '../auth/auth.service.js';
+import { findUserByEmail } from '../auth/index.js';
 import { membersOf, membership, organizationsOf, ownerCount, removeMembership, setRole, userById } from './dashboard-api.repo.js';
 
 type DashDeps = Pick<Deps, 'database' | 'clock'>;

@@ -1,13 +1,13 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Deps } from '../../deps.js';
-import { findUserByEmail, membershipsOfUser } from '../auth/auth.service.js';
-import { tokenHash } from '../auth/passwords.js';
-import { keyByHash } from '../keys/keys.service.js';
-import { createKeyRecord } from '../keys/keys.service.js';
-import { findProduct } from '../products/products.service.js';
-import type { ProductRecord } from '../products/products.types.js';
-import { projectsOf } from '../projects/projects.service.js';
+import { findUserByEmail, membershipsOfUser } from '../auth/index.js';
+import { tokenHash } from '../auth/index.js';
+import { keyByHash } from '../keys/index.js';
+import { createKeyRecord } from '../keys/index.js';
+import { findProduct } from '../products/index.js';
+import type { ProductRecord } from '../products/index.js';
+import { projectsOf } from '../projects/index.js';
 
 /** `plinth serve` creates the demo organization for this user on an empty data dir (cli.ts). */
 export const DEMO_EMAIL = 'demo@plinth.local';

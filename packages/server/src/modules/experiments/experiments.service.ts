@@ -6,9 +6,9 @@ import { readOrgs, writeOrg } from '../../core/reach.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
 import { armOutcomes } from '../analytics/index.js';
-import { ARMS } from '../analytics/analytics.types.js';
+import { ARMS } from '../analytics/index.js';
 import type { Principal } from '../../core/principal.js';
-import { emitEvent } from '../events/events.js';
+import { emitEvent } from '../events/index.js';
 import {
   deleteExperimentRow,
   findExperiment,

@@ -1,7 +1,7 @@
 import { evaluateCompliance, failedCodes, type Compliance, type ComplianceCode, type FinishMeasurements } from '@plinth/media';
 import type { Deps } from '../../deps.js';
-import { cutoutOf } from '../products/products.json.js';
-import { updateImage } from '../products/products.service.js';
+import { cutoutOf } from '../products/index.js';
+import { updateImage } from '../products/index.js';
 import { finishAll } from './export.finishing.js';
 import { measurementsKey, pendingEntries, planExport, type ExportPlan, type PlannedEntry } from './export.plan.js';
 

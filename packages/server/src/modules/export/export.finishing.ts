@@ -1,7 +1,7 @@
 import { evaluateCompliance, mapLimit } from '@plinth/media';
 import type { Deps } from '../../deps.js';
-import { cutoutOf } from '../products/products.json.js';
-import { updateImage } from '../products/products.service.js';
+import { cutoutOf } from '../products/index.js';
+import { updateImage } from '../products/index.js';
 import { measurementsKey, type PlannedEntry } from './export.plan.js';
 
 const IN_FLIGHT = 2;

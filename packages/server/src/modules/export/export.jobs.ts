@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { handleJob } from '../../platform/jobs/define.js';
-import { emitEvent } from '../events/events.js';
+import { emitEvent } from '../events/index.js';
 import { finishAll } from './export.finishing.js';
 import { downloadUrl, LINK_TTL_SECONDS } from './export.link.js';
 import { pendingEntries } from './export.plan.js';

@@ -2,18 +2,18 @@ import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { handleJob, type JobFailure } from '../../platform/jobs/define.js';
 import { requireTool } from '../../platform/tools.js';
-import { storeModel, storedModel } from '../ingest/ingest-model.js';
-import { storeImageFiles, type StoredImage } from '../ingest/ingest.store.js';
-import { failureProblem } from '../ingest/ingest.problems.js';
-import { InputRejected } from '../ingest/input-rejected.js';
-import { imagesFailed, isModelInFlight, modelFailed, modelGenerating, modelReady, rendersReady, reportProgress } from '../products/products.lifecycle.js';
-import { addImages, loadProduct } from '../products/products.service.js';
-import { cutoutOf } from '../products/products.json.js';
-import type { ProductRecord } from '../products/products.types.js';
-import type { ModelQualityRecord } from '../products/products.types.js';
+import { storeModel, storedModel } from '../ingest/index.js';
+import { storeImageFiles, type StoredImage } from '../ingest/index.js';
+import { failureProblem } from '../ingest/index.js';
+import { InputRejected } from '../ingest/index.js';
+import { imagesFailed, isModelInFlight, modelFailed, modelGenerating, modelReady, rendersReady, reportProgress } from '../products/index.js';
+import { addImages, loadProduct } from '../products/index.js';
+import { cutoutOf } from '../products/index.js';
+import type { ProductRecord } from '../products/index.js';
+import type { ModelQualityRecord } from '../products/index.js';
 import { createGenerator } from './generation.service.js';
 import { generateModelJob, renderImagesJob, type OrderData } from './generation.job-defs.js';
-import { recordStepDurations, StepTimer } from '../quotes/step-costs.js';
+import { recordStepDurations, StepTimer } from '../quotes/index.js';
 import { isMediaError, isMediaRefusal, MediaError, type GenerateHints, type Generator, type GeneratorView } from '@plinth/media';
 
 /** What the generation jobs run with: the app's deps and the generator (tests give their own). */

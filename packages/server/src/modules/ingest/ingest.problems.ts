@@ -1,7 +1,7 @@
 import { isMediaError, isMediaRefusal } from '@plinth/media';
 import { FetchError } from '../../platform/fetch/types.js';
 import type { JobFailure } from '../../platform/jobs/define.js';
-import type { ProblemInfo } from '../products/products.types.js';
+import type { ProblemInfo } from '../products/index.js';
 import { InputRejected } from './input-rejected.js';
 
 /** The public reason a failure of a media job gives its product. */

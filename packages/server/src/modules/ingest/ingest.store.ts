@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import { newId } from '../../platform/ids.js';
 import { browserAssetKey, privateProductKey } from '../../platform/storage/names.js';
-import type { ImageOrigin, ProblemInfo, ProductRecord } from '../products/products.types.js';
+import type { ImageOrigin, ProblemInfo, ProductRecord } from '../products/index.js';
 import type { ProcessedImage } from '@plinth/media';
 
 export const productPrefix = (p: { orgId: string; id: string }) => `orgs/${p.orgId}/products/${p.id}/`;

@@ -1,9 +1,9 @@
 import type { Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
-import { productChanged } from '../products/products.lifecycle.js';
-import { loadProduct } from '../products/products.service.js';
-import type { StoredModel } from '../products/products.types.js';
+import { productChanged } from '../products/index.js';
+import { loadProduct } from '../products/index.js';
+import type { StoredModel } from '../products/index.js';
 import type { redeliverModelJob } from './ingest.job-defs.js';
 import { deleteModelFiles, deliverModel } from './model-delivery.js';
 

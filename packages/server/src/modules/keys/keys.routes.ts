@@ -5,7 +5,7 @@ import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses, SecretRedacted } from '../../http/schemas.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
 import { ReachQuery } from '../../core/reach.js';
-import type { Authenticator } from '../auth/auth.service.js';
+import type { Authenticator } from '../auth/index.js';
 import { SCOPES } from '../../core/principal.js';
 import type { ApiKeyRecord } from './keys.repo.js';
 import { createKey, listApiKeys, revokeApiKey } from './keys.service.js';

@@ -6,7 +6,7 @@ import { inTransaction } from '../../platform/db/index.js';
 import type { Executor } from '../../db.js';
 import { newId, randomToken, tokenHash } from '../../platform/ids.js';
 import { canManage, normaliseScopes, type CredentialCache, type Principal, type Scope } from '../../core/principal.js';
-import { projectInOrgs } from '../projects/projects.service.js';
+import { projectInOrgs } from '../projects/index.js';
 import { findKeyByHash, insertKey, keyOrgIds, listKeys, touchKey, revokeKey as revokeKeyRow, toKeyRecord, type ApiKeyRecord } from './keys.repo.js';
 
 export interface NewKey {

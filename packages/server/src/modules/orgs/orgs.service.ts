@@ -2,11 +2,11 @@ import type { Deps } from '../../deps.js';
 import type { Executor } from '../../db.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import { findUserByEmail } from '../auth/auth.service.js';
-import { hashPassword } from '../auth/passwords.js';
+import { findUserByEmail } from '../auth/index.js';
+import { hashPassword } from '../auth/index.js';
 import type { Role } from '../../core/principal.js';
-import { createKeyRecord } from '../keys/keys.service.js';
-import { addProject } from '../projects/projects.service.js';
+import { createKeyRecord } from '../keys/index.js';
+import { addProject } from '../projects/index.js';
 import { addCredits, insertOrganization, insertUser, organizationCount, setPassword, upsertMembership } from './orgs.repo.js';
 
 export const PLANS = ['none', 'trial', 'active', 'trial_used', 'payment_failed'] as const;

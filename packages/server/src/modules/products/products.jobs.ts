@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { handleJob } from '../../platform/jobs/define.js';
-import { productPrefix } from '../ingest/ingest.store.js';
+import { productPrefix } from '../ingest/index.js';
 import { purgeProductFilesJob } from './products.job-defs.js';
 
 export function registerProductJobs(deps: Deps) {

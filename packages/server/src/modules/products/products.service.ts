@@ -3,7 +3,7 @@ import { AppError, notFound } from '../../core/errors.js';
 import { readOrgs, writeOrg } from '../../core/reach.js';
 import { inTransaction, isUniqueViolation } from '../../platform/db/index.js';
 import type { Principal } from '../../core/principal.js';
-import { emitEvent } from '../events/events.js';
+import { emitEvent } from '../events/index.js';
 import { emitProductEvent } from './products.events.js';
 import { purgeProductFilesJob } from './products.job-defs.js';
 import { statusSet } from './products.lifecycle.js';

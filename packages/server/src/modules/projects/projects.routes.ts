@@ -5,7 +5,7 @@ import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses, Timestamp } from '../../http/schemas.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
 import { ReachQuery } from '../../core/reach.js';
-import type { Authenticator } from '../auth/auth.service.js';
+import type { Authenticator } from '../auth/index.js';
 import type { ProjectRecord } from './projects.repo.js';
 import { createProject, getProject, listProjectsFor, patchProject } from './projects.service.js';
 

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
-import { deleteBeaconEventsBefore } from '../analytics/beacon.service.js';
-import { deleteFinishedDeliveriesBefore } from '../webhooks/webhooks.service.js';
+import { deleteBeaconEventsBefore } from '../analytics/index.js';
+import { deleteFinishedDeliveriesBefore } from '../webhooks/index.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Small batches keep each delete's locks short, so beacons and deliveries never wait behind a purge. */

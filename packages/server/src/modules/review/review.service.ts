@@ -2,10 +2,10 @@ import type { Deps } from '../../deps.js';
 import { notFound, validationFailed } from '../../core/errors.js';
 import { inTransaction } from '../../platform/db/index.js';
 import type { Principal } from '../../core/principal.js';
-import { mergeSettings, settingsProblem, type ImageSettingsInput } from '../assets/settings.schemas.js';
-import { productChanged } from '../products/products.lifecycle.js';
-import { findProduct, updateImage } from '../products/products.service.js';
-import type { ProductRecord, ProductStatus, ReviewStatus } from '../products/products.types.js';
+import { mergeSettings, settingsProblem, type ImageSettingsInput } from '../assets/index.js';
+import { productChanged } from '../products/index.js';
+import { findProduct, updateImage } from '../products/index.js';
+import type { ProductRecord, ProductStatus, ReviewStatus } from '../products/index.js';
 
 export interface ReviewBody {
   images?: { image_id: string; decision?: ReviewStatus; settings?: ImageSettingsInput }[];
