@@ -82,8 +82,8 @@ function importEdges(files: Source[]): { from: string; to: string; line: number 
 /** `modules/<area>/…` → the area; anything else → null. */
 const moduleOf = (path: string) => /^modules\/([^/]+)\//.exec(path)?.[1] ?? null;
 
-/** The app's composition: the files that wire each module's routes, jobs, tables and migrations in one line each. */
-const COMPOSITION = new Set(['app.ts', 'worker.ts', 'migrations.ts', 'db.ts']);
+/** The app's composition: the files that wire each module's routes, lanes, jobs, tables and migrations in one line each. */
+const COMPOSITION = new Set(['app.ts', 'lanes.ts', 'worker.ts', 'migrations.ts', 'db.ts', 'modules/tables.ts']);
 /** What the composition may take from a module besides its front door: the pieces it wires. */
 const WIRED = /\.(routes|jobs|tables|migration)\.ts$|-lane\.ts$/;
 

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import { allowedDomains } from '../modules/projects/index.js';
 import { originAllowed } from './origins.js';
 
 const CACHE_MS = 5_000;
@@ -9,7 +8,13 @@ const CACHE_MS = 5_000;
  * Only the publishable-key routes are meant for browsers. A preflight carries no key, so it is answered
  * for an origin some project allows; the real request is then checked against the key's own project.
  */
-export function registerCors(app: FastifyInstance, deps: Deps, browserRoutes: RegExp[], anyOriginRoutes: RegExp[] = []) {
+export function registerCors(
+  app: FastifyInstance,
+  deps: Deps,
+  allowedDomains: (db: Deps['database']['db']) => Promise<string[]>,
+  browserRoutes: RegExp[],
+  anyOriginRoutes: RegExp[] = [],
+) {
   let cached: { at: number; domains: string[] } | null = null;
   const domains = async () => {
     if (!cached || Date.now() - cached.at > CACHE_MS) {

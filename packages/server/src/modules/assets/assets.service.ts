@@ -9,7 +9,7 @@ import { budgetsFromJson, servedQuality, type BudgetsJson } from '../products/in
 import { findProduct, updateImage as updateImageRow } from '../products/index.js';
 import type { ProductRecord, StoredModel, ViewerSettings } from '../products/index.js';
 import { storeModel, storedModel } from '../ingest/index.js';
-import { ingestModelJob, redeliverModelJob } from '../ingest/index.js';
+import { ingestModelJob, redeliverModelJob } from '../products/index.js';
 import { deleteModelFiles } from '../ingest/index.js';
 import { masterKeyOf } from '../ingest/index.js';
 import { mergeSettings, settingsProblem, type ImageSettingsInput } from './settings.schemas.js';

@@ -12,7 +12,7 @@ import { cutoutOf } from '../products/index.js';
 import type { ProductRecord } from '../products/index.js';
 import type { ModelQualityRecord } from '../products/index.js';
 import { createGenerator } from './generation.service.js';
-import { generateModelJob, renderImagesJob, type OrderData } from './generation.job-defs.js';
+import { generateModelJob, renderImagesJob, type OrderData } from '../products/index.js';
 import { recordStepDurations, StepTimer } from '../quotes/index.js';
 import { isMediaError, isMediaRefusal, MediaError, type GenerateHints, type Generator, type GeneratorView } from '@plinth/media';
 

@@ -8,7 +8,6 @@ import { inTransaction } from '../../platform/db/index.js';
 import { FetchError } from '../../platform/fetch/types.js';
 import { requireTool } from '../../platform/tools.js';
 import { handleJob, type JobFailure } from '../../platform/jobs/define.js';
-import { generateModelJob } from '../generation/index.js';
 import { recordStepDurations, StepTimer } from '../quotes/index.js';
 import { imagesFailed, imagesIngested, modelFailed, modelReplacementFailed, reportProgress, titleFound } from '../products/index.js';
 import { addImages, loadProduct } from '../products/index.js';
@@ -17,7 +16,7 @@ import { failedImage, storeImageFiles, type StoredImage } from './ingest.store.j
 import { uploadStorageKeys } from '../uploads/index.js';
 import { InputRejected } from './input-rejected.js';
 import { failureProblem, permanentIngestFailure, problemOf } from './ingest.problems.js';
-import { ingestImagesJob, ingestModelJob, ingestPageJob, ingestVideoJob, redeliverModelJob, type IngestData } from './ingest.job-defs.js';
+import { generateModelJob, ingestImagesJob, ingestModelJob, ingestPageJob, ingestVideoJob, redeliverModelJob, type IngestData } from '../products/index.js';
 import { importStillWanted, ingestModel } from './ingest-model.js';
 import { redeliverModelHandlers } from './model-redeliver.js';
 

@@ -5,8 +5,6 @@ import { browserAssetKey, privateProductKey } from '../../platform/storage/names
 import type { ImageOrigin, ProblemInfo, ProductRecord } from '../products/index.js';
 import type { ProcessedImage } from '@plinth/media';
 
-export const productPrefix = (p: { orgId: string; id: string }) => `orgs/${p.orgId}/products/${p.id}/`;
-
 export interface StoredImage {
   id: string;
   origin: ImageOrigin;

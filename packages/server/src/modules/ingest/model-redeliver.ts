@@ -4,7 +4,7 @@ import { inTransaction } from '../../platform/db/index.js';
 import { productChanged } from '../products/index.js';
 import { loadProduct } from '../products/index.js';
 import type { StoredModel } from '../products/index.js';
-import type { redeliverModelJob } from './ingest.job-defs.js';
+import type { redeliverModelJob } from '../products/index.js';
 import { deleteModelFiles, deliverModel } from './model-delivery.js';
 
 /** The key the master of a stored model is read from: models stored before deliveries existed have only their GLB. */

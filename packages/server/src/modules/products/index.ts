@@ -4,3 +4,4 @@ export { imagesFailed, imagesIngested, isModelInFlight, modelFailed, modelGenera
 export { ComplianceSchema, DeliveryBudgetsSchema, ListQuerySchema, ProductSchema, ProductStatusSchema, ReviewStatusSchema } from './products.schemas.js';
 export { addImages, filterFrom, findProduct, findProductRow, getProduct, imagesOf, loadProduct, productIdsMatching, toProductRecord, updateImage, type ListQuery } from './products.service.js';
 export { type ImageOrigin, type ImageRecord, type ModelQualityRecord, type ModelWarningRecord, type ProblemInfo, type ProductRecord, type ProductStatus, type ReviewStatus, type StoredDelivery, type StoredModel, type ViewerSettings } from './products.types.js';
+export { generateModelJob, ingestModelJob, redeliverModelJob, renderImagesJob, ingestImagesJob, ingestPageJob, ingestVideoJob, type IngestData, type OrderData } from './pipeline.job-defs.js';

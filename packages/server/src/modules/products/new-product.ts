@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors.js';
 import type { Effect } from '../../http/idempotency.js';
 import { isUniqueViolation } from '../../platform/db/index.js';
 import type { DB, Executor } from '../../db.js';
-import { INGEST_JOBS, ingestModelJob } from '../ingest/index.js';
+import { INGEST_JOBS, ingestModelJob } from './pipeline.job-defs.js';
 import type { CreateInput } from '../quotes/index.js';
 import { uploadRef } from '../uploads/index.js';
 import { emitProductEvent } from './products.events.js';

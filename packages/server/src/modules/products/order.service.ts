@@ -6,7 +6,7 @@ import type { Principal } from '../../core/principal.js';
 import { emitProductEvent } from './products.events.js';
 import type { QuotePayload } from '../quotes/index.js';
 import { chargeQuote, quote, type QuotedOrganization, type QuoteJson } from '../quotes/index.js';
-import { generateModelJob, renderImagesJob } from '../generation/index.js';
+import { generateModelJob, renderImagesJob } from './pipeline.job-defs.js';
 import { modelQueued, rendersOrdered } from './products.lifecycle.js';
 import { findProduct, updateProductRow } from './products.repo.js';
 import type { CaptureInput, ProductRecord } from './products.types.js';

@@ -1,7 +1,6 @@
 import type { Deps } from '../../deps.js';
 import { handleJob } from '../../platform/jobs/define.js';
-import { productPrefix } from '../ingest/index.js';
-import { purgeProductFilesJob } from './products.job-defs.js';
+import { productPrefix, purgeProductFilesJob } from './products.job-defs.js';
 
 export function registerProductJobs(deps: Deps) {
   deps.jobs.register(

@@ -2,8 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { defineJob } from '../../platform/jobs/define.js';
 
 /**
- * The ingestion jobs as their producers see them (a create, an import, `PATCH …/model`): name, payload and
- * retry policy. Their handlers are in `ingest.jobs.ts` and `model-redeliver.ts`, registered by the worker.
+ * A product's pipeline jobs as their producers see them: name, payload and retry policy. products enqueues them
+ * (a create, an order, `PATCH …/model`) and owns the state they report; ingest (`ingest.jobs.ts`,
+ * `model-redeliver.ts`) and generation (`generation.jobs.ts`) register their handlers in the worker. Defined
+ * here, below both, so that enqueueing a job imports neither the code that runs it nor its module.
  */
 
 /** What every ingestion job carries: the product, and the credits its model order paid (refunded on failure). */
@@ -50,3 +52,16 @@ export const redeliverModelJob = defineJob({
   payload: Type.Object({ product_id: Type.String(), master_key: Type.String({ minLength: 1 }) }),
   retryLimit: 1,
 });
+
+/** Generation and renders get one retry; the second failure is final and refunds. */
+const RETRIES = 1;
+
+/** A paid order of a model or of renders: the product, and the credits it cost (refunded on failure). */
+export const OrderPayload = Type.Object({ product_id: Type.String(), credits: Type.Integer({ minimum: 0 }) });
+export type OrderData = Static<typeof OrderPayload>;
+
+/** Generates a product's model from its photos (an order, or a create with generate_model). */
+export const generateModelJob = defineJob({ name: 'generate.model', payload: OrderPayload, retryLimit: RETRIES });
+
+/** Renders turntable images of a model-only product's model. */
+export const renderImagesJob = defineJob({ name: 'render.images', payload: OrderPayload, retryLimit: RETRIES });
