@@ -47,14 +47,7 @@ export async function bootstrap(deps: Pick<Deps, 'database' | 'clock'>, input: B
       active_product_cap: input.activeProductCap ?? null,
       created_at: at,
     });
-    let user = await findUserByEmail(trx, email);
-    if (!user) {
-      user = { id: newId('usr'), email, password_hash: passwordHash, created_at: at };
-      await insertUser(trx, user);
-    } else if (passwordHash) {
-      await setPassword(trx, user.id, passwordHash);
-    }
-    await upsertMembership(trx, orgId, user.id, 'owner', at);
+    const user = await upsertMember(trx, { orgId, email, passwordHash, role: 'owner', at });
     if (input.credits) {
       await addCredits(trx, { id: newId('led'), orgId, delta: input.credits, reason: 'grant', ref: 'bootstrap', at });
     }
@@ -89,16 +82,25 @@ export async function addMember(
   const email = input.email.trim().toLowerCase();
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   return inTransaction(deps.database.db, async (trx) => {
-    let user = await findUserByEmail(trx, email);
-    if (!user) {
-      user = { id: newId('usr'), email, password_hash: passwordHash, created_at: at };
-      await insertUser(trx, user);
-    } else if (passwordHash) {
-      await setPassword(trx, user.id, passwordHash);
-    }
-    await upsertMembership(trx, input.orgId, user.id, input.role, at);
+    const user = await upsertMember(trx, { orgId: input.orgId, email, passwordHash, role: input.role, at });
     return { user_id: user.id };
   });
+}
+
+/**
+ * Makes the user with this email a member of the organization with this role: created when new, its password
+ * set when one is given, its role replaced when it is a member already.
+ */
+async function upsertMember(trx: Executor, m: { orgId: string; email: string; passwordHash: string | null; role: Role; at: string }) {
+  let user = await findUserByEmail(trx, m.email);
+  if (!user) {
+    user = { id: newId('usr'), email: m.email, password_hash: m.passwordHash, created_at: m.at };
+    await insertUser(trx, user);
+  } else if (m.passwordHash) {
+    await setPassword(trx, user.id, m.passwordHash);
+  }
+  await upsertMembership(trx, m.orgId, user.id, m.role, m.at);
+  return user;
 }
 
 /** How many organizations exist: none yet means the installation still needs its bootstrap. */
