@@ -4,23 +4,21 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifySchema } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import type { Deps } from './deps.js';
-import { rateRule, registerAuth, type AuthRule } from './http/auth.js';
-import { envelope } from './http/errors.js';
+import { registerAuth } from './http/auth.js';
 import { registerCors } from './http/cors.js';
-import { clientAddress, FrontDoor, type LaneTokens } from './http/front-door.js';
+import { FrontDoor } from './http/front-door.js';
 import { registerDocs } from './http/docs.js';
 import { finishDocument } from './http/openapi-document.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { clientErrorHandler, frameworkErrors, registerFrameworkErrorRoutes, rewriteUrl } from './http/framework-errors.js';
 import { registerIdempotency } from './http/idempotency.js';
-import { compileBodyValidator, validators } from './http/validation.js';
+import { validators } from './http/validation.js';
 import { registerWellFormedBodies } from './http/well-formed.js';
 import { registerSameOriginGuard } from './http/same-origin.js';
-import { Authenticator } from './modules/auth/auth.service.js';
+import { Authenticator } from './modules/auth/index.js';
 import { assetsRoutes } from './modules/assets/assets.routes.js';
-import { analyticsRoutes, BeaconBodySchema } from './modules/analytics/analytics.routes.js';
-import { beaconLane } from './modules/analytics/beacon-lane.js';
-import { BeaconIntake } from './modules/analytics/beacon.service.js';
+import { analyticsRoutes } from './modules/analytics/analytics.routes.js';
+import { BeaconIntake } from './modules/analytics/index.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { captureMatRoutes } from './modules/capture-mat/capture-mat.routes.js';
 import { dashboardApiRoutes } from './modules/dashboard-api/dashboard-api.routes.js';
@@ -32,7 +30,9 @@ import { filesRoutes } from './modules/files/files.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { keysRoutes } from './modules/keys/keys.routes.js';
 import { productsRoutes } from './modules/products/products.routes.js';
-import { PublicAnswers, publicReadLane } from './modules/products/public-read.js';
+import { PublicAnswers } from './modules/products/public-read-lane.js';
+import { openLanes } from './lanes.js';
+import { allowedDomains } from './modules/projects/index.js';
 import { projectsRoutes } from './modules/projects/projects.routes.js';
 import { reviewRoutes } from './modules/review/review.routes.js';
 import { uploadsRoutes } from './modules/uploads/uploads.routes.js';
@@ -128,7 +128,7 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   const auth = new Authenticator(deps);
   registerAuth(app, deps, auth);
   registerIdempotency(app, deps);
-  registerCors(app, deps, BROWSER_ROUTES, EMBED_ROUTES);
+  registerCors(app, deps, allowedDomains, BROWSER_ROUTES, EMBED_ROUTES);
 
   await app.register(healthRoutes(deps, VERSION, auth));
   // Only sign-in and sign-out set cookies: the plugin (and the onSend hook it adds) lives in their scope, not
@@ -157,61 +157,4 @@ export async function buildApp(deps: Deps, opts: AppOptions = {}): Promise<Fasti
   await app.register(dashboardWebRoutes());
   openLanes(app, deps, frontDoor, { auth, requestId, publicAnswers, intake, accessLog });
   return app;
-}
-
-/** Headers of an injected answer that belong to its own (absent) connection, not to the one it is copied onto. */
-const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date']);
-
-/**
- * The storefront's two requests, answered before routing when their key is cached (http/front-door.ts): the
- * product read, when its answer is cached too, and the beacon. Not with access lines on (they are the
- * router's), nor with a token bucket shared through Redis (a round trip per request).
- */
-function openLanes(
-  app: FastifyInstance,
-  deps: Deps,
-  frontDoor: FrontDoor,
-  parts: { auth: Authenticator; requestId: () => string; publicAnswers: PublicAnswers; intake: BeaconIntake; accessLog: boolean },
-) {
-  const limits = deps.config.rateLimits;
-  const limiter = deps.rateLimiter;
-  const local = limiter.takeNow && limiter.giveBack;
-  if (parts.accessLog || (limits.enabled && !local)) return;
-  const bucket = (rule: AuthRule): LaneTokens | null => {
-    if (!limits.enabled) return null;
-    const r = rateRule(limits, rule);
-    return { take: (name) => limiter.takeNow!(name, r), giveBack: (name) => limiter.giveBack!(name, r) };
-  };
-  const cachedApiKey = (token: string) => parts.auth.cachedApiKey(token);
-
-  frontDoor.replay = (req, res, body) => {
-    app
-      .inject({ method: req.method as 'POST', url: req.url ?? '/', headers: req.headers, payload: body, remoteAddress: clientAddress(req) })
-      .then(
-        (answer) => {
-          const headers: Record<string, string | string[] | number> = {};
-          for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !CONNECTION_HEADERS.has(name)) headers[name] = value;
-          res.writeHead(answer.statusCode, headers).end(answer.rawPayload);
-        },
-        (err: unknown) => {
-          deps.logger.error({ err }, 'replaying a request through the router failed');
-          res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(envelope('internal_error', 'The API failed to handle the request.', null, parts.requestId()));
-        },
-      );
-  };
-
-  frontDoor.add(
-    publicReadLane({ cachedApiKey, answers: parts.publicAnswers, requestId: parts.requestId, tokens: bucket({ scope: 'products:read' }) }),
-  );
-  frontDoor.add(
-    beaconLane({
-      cachedApiKey,
-      intake: parts.intake,
-      requestId: parts.requestId,
-      tokens: bucket({ scope: 'beacon:write', bucket: 'beacon' }),
-      validate: compileBodyValidator(BeaconBodySchema),
-      bodyLimit: deps.config.bodyLimitBytes,
-      replay: frontDoor.replay,
-    }),
-  );
 }

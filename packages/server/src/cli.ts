@@ -3,8 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.js';
 import { closeDeps, createDeps, essentialAdapters, type Deps } from './deps.js';
 import { createLogger } from './logger.js';
-import { addMember, bootstrap, PLANS, type Plan } from './modules/orgs/orgs.service.js';
-import { organizationCount } from './modules/orgs/orgs.repo.js';
+import { addMember, bootstrap, countOrganizations, PLANS, type Plan } from './modules/orgs/index.js';
 import { MODULE_MIGRATIONS } from './migrations.js';
 import { openDatabase } from './platform/db/index.js';
 import { COMMAND_HELP, USAGE, wantsHelp } from './cli-help.js';
@@ -47,7 +46,7 @@ async function serve(config: Readonly<Config>, withWorker: boolean) {
   await ensurePortFree(config.host, config.port);
   const logger = createLogger(config.logLevel, process.stdout.isTTY === true);
   const deps = await createDeps(config, logger);
-  if ((await organizationCount(deps.database.db)) === 0) {
+  if ((await countOrganizations(deps.database.db)) === 0) {
     const origin = new URL(config.publicUrl).origin;
     // No fixed password anywhere: a fresh install gets its own, shown once below.
     const password = randomBytes(15).toString('base64url');
@@ -187,8 +186,8 @@ async function creditsCommand(config: Readonly<Config>, args: string[]) {
   const add = values.add === undefined ? undefined : Number(values.add);
   if (add !== undefined && (!Number.isInteger(add) || add < 1 || add > 1_000_000_000)) fail('--add must be a whole number from 1 to 1000000000');
   if (values.reason !== undefined && add === undefined) fail('--reason goes with --add');
-  const { creditStatement, grantCredits } = await import('./modules/orgs/credits.service.js');
-  const { AppError } = await import('./http/errors.js');
+  const { creditStatement, grantCredits } = await import('./modules/orgs/index.js');
+  const { AppError } = await import('./core/errors.js');
   try {
     if (add !== undefined) {
       const granted = await withDeps(config, (deps) => grantCredits(deps, { orgId, amount: add, reason: values.reason }));
@@ -222,7 +221,7 @@ export async function main(argv: string[], env?: Record<string, string | undefin
       return;
     }
     // The mat needs no configuration: it can be printed before anything is set up.
-    if (command === 'capture-mat') return await (await import('./modules/capture-mat/capture-mat.command.js')).captureMatCommand(rest);
+    if (command === 'capture-mat') return await (await import('./modules/capture-mat/index.js')).captureMatCommand(rest);
     const config = loadConfig(env);
     switch (command) {
       case 'serve': {

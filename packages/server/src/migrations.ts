@@ -10,7 +10,7 @@ import { experimentsMigration } from './modules/experiments/experiments.migratio
 import { exportsMigration } from './modules/export/export.migration.js';
 import { productsMigration } from './modules/products/products.migration.js';
 import { imageComplianceMigration } from './modules/products/image-compliance.migration.js';
-import { stepCostsMigration } from './modules/quotes/quotes.migration.js';
+import { quoteUsesMigration, stepCostsMigration } from './modules/quotes/quotes.migration.js';
 import { uploadsMigration, uploadsPrivateMigration, uploadsUsedByMigration } from './modules/uploads/uploads.migration.js';
 import { webhooksMigration } from './modules/webhooks/webhooks.migration.js';
 import { together, type MigrationSet } from './platform/db/migrations.js';
@@ -21,7 +21,7 @@ import { workersMigration } from './platform/jobs/workers.migration.js';
  * migration beside its code; a new one adds a line here. Names never change once released.
  */
 export const MODULE_MIGRATIONS: MigrationSet = (dialect) => ({
-  '0002_products': together(productsMigration, uploadsMigration),
+  '0002_products': together(productsMigration, uploadsMigration, quoteUsesMigration),
   '0003_analytics': analyticsMigration(dialect),
   '0004_webhooks': webhooksMigration(dialect),
   '0005_exports': exportsMigration,

@@ -5,8 +5,8 @@ import { registerGenerationJobs } from './modules/generation/generation.jobs.js'
 import { registerIngestJobs } from './modules/ingest/ingest.jobs.js';
 import { registerProductJobs } from './modules/products/products.jobs.js';
 import { registerWebhookJobs } from './modules/webhooks/webhooks.jobs.js';
-import { startRetention } from './modules/retention/retention.service.js';
-import { startUploadSweeper } from './modules/uploads/uploads.cleanup.js';
+import { startRetention } from './modules/retention/index.js';
+import { startUploadSweeper } from './modules/uploads/index.js';
 
 /**
  * Registers every module's job handlers on the queue. Each capability adds its `<area>.jobs.ts`

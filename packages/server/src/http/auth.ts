@@ -1,9 +1,8 @@
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import type { Authenticator } from '../modules/auth/auth.service.js';
-import type { Principal, Scope } from '../modules/auth/principal.js';
-import { AppError, forbidden } from './errors.js';
+import type { Principal, PrincipalSource, Scope } from '../core/principal.js';
+import { AppError, forbidden } from '../core/errors.js';
 import { originAllowed } from './origins.js';
 import type { RateRule } from '../platform/ratelimit/index.js';
 
@@ -47,7 +46,7 @@ function bearer(request: FastifyRequest): string | null | undefined {
   return m ? m[1] : null;
 }
 
-async function authenticate(request: FastifyRequest, rule: AuthRule, auth: Authenticator): Promise<Principal> {
+async function authenticate(request: FastifyRequest, rule: AuthRule, auth: PrincipalSource): Promise<Principal> {
   const token = bearer(request);
   if (token === null) throw new AppError('unauthenticated', 'The Authorization header must be "Bearer <API key>".');
   if (token) {
@@ -68,7 +67,7 @@ async function authenticate(request: FastifyRequest, rule: AuthRule, auth: Authe
  * Who calls a public route, if anyone says: a valid API key or a live session, or null (no credentials, or
  * credentials that do not hold). A public route answers either way; this only decides what it adds.
  */
-export async function optionalPrincipal(request: FastifyRequest, auth: Authenticator): Promise<Principal | null> {
+export async function optionalPrincipal(request: FastifyRequest, auth: PrincipalSource): Promise<Principal | null> {
   const token = bearer(request);
   if (token) return auth.fromApiKey(token).catch(() => null);
   const cookie = request.headers.cookie ? fastifyCookie.parse(request.headers.cookie)[SESSION_COOKIE] : undefined;
@@ -160,7 +159,7 @@ function admit(request: FastifyRequest, reply: FastifyReply, rule: AuthRule, pri
  * a public route runs no auth code at all. It is a callback hook: a key found in the 5 s cache is checked
  * without a promise, a database read or a hash (see Authenticator.cachedApiKey).
  */
-export function registerAuth(app: FastifyInstance, deps: Deps, auth: Authenticator) {
+export function registerAuth(app: FastifyInstance, deps: Deps, auth: PrincipalSource) {
   app.decorateRequest('principal', null as unknown as Principal);
   app.addHook('onRoute', (route) => {
     const rule = route.config?.auth;

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../deps.js';
-import { allAllowedDomains } from '../modules/projects/projects.repo.js';
 import { originAllowed } from './origins.js';
 
 const CACHE_MS = 5_000;
@@ -9,11 +8,17 @@ const CACHE_MS = 5_000;
  * Only the publishable-key routes are meant for browsers. A preflight carries no key, so it is answered
  * for an origin some project allows; the real request is then checked against the key's own project.
  */
-export function registerCors(app: FastifyInstance, deps: Deps, browserRoutes: RegExp[], anyOriginRoutes: RegExp[] = []) {
+export function registerCors(
+  app: FastifyInstance,
+  deps: Deps,
+  allowedDomains: (db: Deps['database']['db']) => Promise<string[]>,
+  browserRoutes: RegExp[],
+  anyOriginRoutes: RegExp[] = [],
+) {
   let cached: { at: number; domains: string[] } | null = null;
   const domains = async () => {
     if (!cached || Date.now() - cached.at > CACHE_MS) {
-      cached = { at: Date.now(), domains: await allAllowedDomains(deps.database.db) };
+      cached = { at: Date.now(), domains: await allowedDomains(deps.database.db) };
     }
     return cached.domains;
   };

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, envelope, type ErrorDetails } from './errors.js';
+import { AppError, envelope, type ErrorDetails } from '../core/errors.js';
 import { replayAfterError } from './idempotency.js';
 
 interface AjvIssue {

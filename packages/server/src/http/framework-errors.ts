@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { envelope } from './errors.js';
+import { envelope } from '../core/errors.js';
 
 /**
  * Errors raised before any route runs (by Node's HTTP parser or by the router) answer the same

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
-import type { Principal, Scope } from '../modules/auth/principal.js';
+import type { Principal, Scope } from '../core/principal.js';
 import type { RateDecision } from '../platform/ratelimit/index.js';
 import { EXPOSED_HEADERS } from './auth.js';
 import { originAllowed } from './origins.js';

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Transaction } from 'kysely';
 import type { Deps } from '../deps.js';
-import type { Principal } from '../modules/auth/principal.js';
+import type { Principal } from '../core/principal.js';
 import { isUniqueViolation } from '../platform/db/index.js';
 import type { DB, Executor } from '../db.js';
-import { AppError } from './errors.js';
+import { AppError } from '../core/errors.js';
 
 const TTL_MS = 24 * 3600_000;
 const JSON_TYPE = 'application/json; charset=utf-8';

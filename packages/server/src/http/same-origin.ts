@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_COOKIE } from './auth.js';
-import { forbidden } from './errors.js';
+import { forbidden } from '../core/errors.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Where a session cookie can change state: the API, the dashboard's own routes and sign-out. */

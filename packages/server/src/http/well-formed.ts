@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { validationFailed } from './errors.js';
+import { validationFailed } from '../core/errors.js';
 
 /**
  * JSON may spell a lone UTF-16 surrogate ("a\ud800b"), which is no character at all: stored, it comes

@@ -1,4 +1,4 @@
-import { randomBytes, randomFillSync } from 'node:crypto';
+import { createHash, randomBytes, randomFillSync } from 'node:crypto';
 
 /** Crockford base32: sortable as text, no ambiguous letters. */
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -49,4 +49,9 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
 /** Opaque random token material (keys, sessions, secrets). */
 export function randomToken(bytes = 24): string {
   return randomBytes(bytes).toString('base64url');
+}
+
+/** Keys and session tokens are stored as SHA-256: they are long random values, so no salt or stretching is needed. */
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }

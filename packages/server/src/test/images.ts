@@ -1,7 +1,8 @@
 import sharp from 'sharp';
 import type { TestApp } from './app.js';
 import { CUTOUT_EMPTY_SCENES, makeCutoutScene, processImage } from '@plinth/media';
-import { storeImageFiles, insertImageRows } from '../modules/ingest/ingest.store.js';
+import { storeImageFiles } from '../modules/ingest/ingest.store.js';
+import { addImages } from '../modules/products/products.service.js';
 import { loadProduct } from '../modules/products/products.repo.js';
 
 /** A product photo: a coloured disc on an off-white background, as a JPEG. */
@@ -23,7 +24,7 @@ export async function attachRealImages(t: TestApp, productId: string, count: num
     const processed = await processImage(await productPhoto(640 + (v % 50) * 2, 480, { r: (30 + v * 37) % 200, g: (90 + v * 11) % 200, b: 200 - ((i * 30) % 150) }));
     stored.push(await storeImageFiles(t.deps, product, processed, 'fetched', null));
   }
-  await insertImageRows(t.deps.database.db, product, stored, product.images.length, new Date().toISOString());
+  await addImages(t.deps.database.db, product, stored, new Date().toISOString());
   return stored.map((s) => s.id);
 }
 
@@ -34,7 +35,7 @@ export async function attachEmptyPhoto(t: TestApp, productId: string): Promise<s
   const processed = await processImage(png, { segmenter: { kind: 'classical' } });
   const product = (await loadProduct(t.deps.database.db, productId))!;
   const stored = await storeImageFiles(t.deps, product, processed, 'uploaded', null);
-  await insertImageRows(t.deps.database.db, product, [stored], product.images.length, new Date().toISOString());
+  await addImages(t.deps.database.db, product, [stored], new Date().toISOString());
   return stored.id;
 }
 
@@ -43,6 +44,6 @@ export async function attachPhoto(t: TestApp, productId: string, photo: Buffer):
   const processed = await processImage(photo, { segmenter: { kind: 'classical' } });
   const product = (await loadProduct(t.deps.database.db, productId))!;
   const stored = await storeImageFiles(t.deps, product, processed, 'uploaded', null);
-  await insertImageRows(t.deps.database.db, product, [stored], product.images.length, new Date().toISOString());
+  await addImages(t.deps.database.db, product, [stored], new Date().toISOString());
   return stored.id;
 }

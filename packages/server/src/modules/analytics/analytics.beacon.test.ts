@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, sessionCookie, type TestApp } from '../../test/app.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { BeaconIntake, eventTime } from './beacon.service.js';
 
 // A fixed clock, mid-hour, so receive times (and clamped events) land in a known bucket.

@@ -4,6 +4,7 @@ import { writeBatch, type BatchInsert } from '../../platform/db/batch.js';
 import {
   BEACON_TYPES,
   zeroCounts,
+  type ArmOutcome,
   type BeaconEvent,
   type Counts,
   type Granularity,
@@ -348,12 +349,6 @@ export async function purgeBeaconEvents(db: Executor, before: string, batch: num
   return Number(result.numDeletedRows);
 }
 
-export interface ArmOutcome {
-  arm: string;
-  viewers: number;
-  converters: number;
-  value: number;
-}
 
 /**
  * Per arm of an experiment, counted per viewer: the distinct viewers the element showed the arm to (their exposures,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
-import { ReachQuery } from '../../http/reach.js';
+import { ReachQuery } from '../../core/reach.js';
 import { ErrorResponses, Nullable } from '../../http/schemas.js';
 import { ARMS, BEACON_TYPES, CONVERSION_NAMES, DEVICES, type Counts, type SegmentUsage, type UsageReport } from './analytics.types.js';
 import type { BeaconIntake } from './beacon.service.js';

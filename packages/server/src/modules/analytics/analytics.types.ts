@@ -92,3 +92,10 @@ export type Segment = 'device' | 'referrer';
 export interface SegmentUsage extends Counts {
   value: string;
 }
+
+export interface ArmOutcome {
+  arm: string;
+  viewers: number;
+  converters: number;
+  value: number;
+}

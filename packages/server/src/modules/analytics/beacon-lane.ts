@@ -4,7 +4,7 @@ import { JSON_TYPE } from '../../http/conditional.js';
 import { browserHeaders, cachedBrowserCaller, clientAddress, type Lane, type LaneTokens, type Replay } from '../../http/front-door.js';
 import { illFormedPaths } from '../../http/well-formed.js';
 import type { RateDecision } from '../../platform/ratelimit/index.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import type { BeaconBody, BeaconIntake } from './beacon.service.js';
 
 export interface BeaconLaneOptions {

@@ -1,8 +1,9 @@
 import type { Deps } from '../../deps.js';
-import { AppError, validationFailed } from '../../http/errors.js';
-import { writeOrg } from '../../http/reach.js';
-import type { Principal } from '../auth/principal.js';
-import { writeBeaconEvents } from './analytics.repo.js';
+import type { Executor } from '../../db.js';
+import { AppError, validationFailed } from '../../core/errors.js';
+import { writeOrg } from '../../core/reach.js';
+import type { Principal } from '../../core/principal.js';
+import { purgeBeaconEvents, writeBeaconEvents } from './analytics.repo.js';
 import type { Arm, BeaconEvent, BeaconType, ConversionName, Device } from './analytics.types.js';
 import { GroupCommit, GroupCommitClosedError, type GroupCommitOptions } from './group-commit.js';
 
@@ -189,3 +190,6 @@ export class BeaconIntake {
     return this.commits.close();
   }
 }
+
+/** Deletes up to `batch` beacon events older than `before` (retention); answers how many went. */
+export const deleteBeaconEventsBefore = (db: Executor, before: string, batch: number) => purgeBeaconEvents(db, before, batch);

@@ -1,2 +1,4 @@
 /** What other modules may use of analytics. */
-export { deleteExposures, experimentOutcomes, type ArmOutcome } from './analytics.repo.js';
+export { armOutcomes, forgetExposures } from './usage.service.js';
+export { ARMS, type Arm, type ArmOutcome } from './analytics.types.js';
+export { BeaconIntake, deleteBeaconEventsBefore } from './beacon.service.js';

@@ -1,8 +1,9 @@
 import type { Deps } from '../../deps.js';
-import { notFound, validationFailed } from '../../http/errors.js';
-import { readOrgs } from '../../http/reach.js';
-import type { Principal } from '../auth/principal.js';
-import { bucketCounts, productCounts, productOrg, segmentCounts } from './analytics.repo.js';
+import { notFound, validationFailed } from '../../core/errors.js';
+import { readOrgs } from '../../core/reach.js';
+import type { Principal } from '../../core/principal.js';
+import { bucketCounts, deleteExposures, experimentOutcomes, productCounts, productOrg, segmentCounts } from './analytics.repo.js';
+import type { Executor } from '../../db.js';
 import {
   BEACON_TYPES,
   DEVICES,
@@ -143,3 +144,10 @@ export async function usageReport(deps: Deps, principal: Principal, q: UsageQuer
     ...(segments && q.group_by === 'referrer' && { byReferrer: rankSegments(segments.map(only), BY_PRODUCT_LIMIT) }),
   };
 }
+
+/** Each arm's viewers and conversions of an experiment between its start and its end (or now): for experiments. */
+export const armOutcomes = (db: Executor, orgId: string, experimentId: string, since: string, until: string | null) =>
+  experimentOutcomes(db, orgId, experimentId, since, until);
+
+/** Forgets who saw which arm of an experiment: when the experiment is deleted. */
+export const forgetExposures = (db: Executor, orgId: string, experimentId: string) => deleteExposures(db, orgId, experimentId);

@@ -3,8 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses } from '../../http/schemas.js';
-import { productJson } from '../products/products.json.js';
-import { DeliveryBudgetsSchema, ProductSchema } from '../products/products.schemas.js';
+import { productJson } from '../products/index.js';
+import { DeliveryBudgetsSchema, ProductSchema } from '../products/index.js';
 import { rescale, updateImage, updateModel } from './assets.service.js';
 import { ImageSettingsSchema, ViewerSettingsSchema } from './settings.schemas.js';
 

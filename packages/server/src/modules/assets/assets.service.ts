@@ -1,17 +1,17 @@
 import type { Deps } from '../../deps.js';
-import { AppError, notFound, validationFailed } from '../../http/errors.js';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import type { Effect } from '../../http/idempotency.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { BlobNotFoundError } from '../../platform/storage/types.js';
-import type { Principal } from '../auth/principal.js';
-import { modelReplacementQueued, productChanged } from '../products/products.lifecycle.js';
-import { budgetsFromJson, servedQuality, type BudgetsJson } from '../products/products.json.js';
-import { findProduct, updateImageRow } from '../products/products.repo.js';
-import type { ProductRecord, StoredModel, ViewerSettings } from '../products/products.types.js';
-import { storeModel, storedModel } from '../ingest/ingest-model.js';
-import { ingestModelJob } from '../ingest/ingest.jobs.js';
-import { deleteModelFiles } from '../ingest/model-delivery.js';
-import { masterKeyOf, redeliverModelJob } from '../ingest/model-redeliver.js';
+import type { Principal } from '../../core/principal.js';
+import { modelReplacementQueued, productChanged } from '../products/index.js';
+import { budgetsFromJson, servedQuality, type BudgetsJson } from '../products/index.js';
+import { findProduct, updateImage as updateImageRow } from '../products/index.js';
+import type { ProductRecord, StoredModel, ViewerSettings } from '../products/index.js';
+import { storeModel, storedModel } from '../ingest/index.js';
+import { ingestModelJob, redeliverModelJob } from '../products/index.js';
+import { deleteModelFiles } from '../ingest/index.js';
+import { masterKeyOf } from '../ingest/index.js';
 import { mergeSettings, settingsProblem, type ImageSettingsInput } from './settings.schemas.js';
 import { mergeViewerSettings, scaleHotspots, viewerSettingsProblems } from './viewer-features.schemas.js';
 

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db.js';
-import type { Role } from './principal.js';
+import type { Role } from '../../core/principal.js';
 
 export async function membershipsOf(db: Executor, userId: string) {
   return db.selectFrom('memberships').select(['org_id', 'role']).where('user_id', '=', userId).orderBy('org_id').execute();

@@ -1,7 +1,8 @@
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../http/errors.js';
+import type { Executor } from '../../db.js';
+import { AppError } from '../../core/errors.js';
 import { newId, randomToken } from '../../platform/ids.js';
-import { findKeyByHash, keyOrgIds, touchKey } from '../keys/keys.repo.js';
+import { keyByHash, keyUsed, orgIdsOfKey } from '../keys/index.js';
 import {
   deleteSessionByHash,
   insertSession,
@@ -13,7 +14,7 @@ import {
   userByEmail,
 } from './auth.repo.js';
 import { hashPassword, tokenHash, verifyPassword } from './passwords.js';
-import { effectiveScopes, type Principal, type Scope } from './principal.js';
+import { effectiveScopes, type Principal, type Scope } from '../../core/principal.js';
 
 const SESSION_DAYS = 14;
 /** How long a resolved key is trusted without a database read; revocation in this process clears it at once. */
@@ -131,7 +132,7 @@ export class Authenticator {
 
   private async loadKey(hash: string): Promise<Principal | null> {
     const db = this.deps.database.db;
-    const key = await findKeyByHash(db, hash);
+    const key = await keyByHash(db, hash);
     if (!key || key.revoked_at) return null;
     const stored = JSON.parse(key.scopes) as Scope[];
     if (key.type === 'publishable') {
@@ -148,7 +149,7 @@ export class Authenticator {
         allowedDomains: JSON.parse(project.allowed_domains) as string[],
       };
     }
-    const orgIds = await keyOrgIds(db, key.id);
+    const orgIds = await orgIdsOfKey(db, key.id);
     const roles = key.created_by ? rolesFrom(await membershipsOf(db, key.created_by)) : {};
     return {
       kind: 'secret_key',
@@ -167,8 +168,15 @@ export class Authenticator {
     const last = this.lastUsedWritten.get(keyId) ?? 0;
     if (now - last < LAST_USED_RESOLUTION_MS) return;
     this.lastUsedWritten.set(keyId, now);
-    touchKey(this.deps.database.db, keyId, new Date(now).toISOString()).catch((err) =>
+    keyUsed(this.deps.database.db, keyId, new Date(now).toISOString()).catch((err) =>
       this.deps.logger.warn({ err }, 'could not record key use'),
     );
   }
 }
+
+// What other modules ask of users (through index.ts).
+
+/** The user with this (normalised) email, or undefined. */
+export const findUserByEmail = (db: Executor, email: string) => userByEmail(db, email);
+/** A user's memberships: organization and role. */
+export const membershipsOfUser = (db: Executor, userId: string) => membershipsOf(db, userId);

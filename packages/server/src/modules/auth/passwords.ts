@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, timingSafeEqual, createHash } from 'node:crypto';
+import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
@@ -36,7 +36,4 @@ export async function verifyPassword(password: string, stored: string | null): P
   return { ok, needsRehash: ok && N < PARAMS.N };
 }
 
-/** Keys and session tokens are stored as SHA-256: they are long random values, so no salt or stretching is needed. */
-export function tokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
-}
+export { tokenHash } from '../../platform/ids.js';

@@ -1,9 +1,9 @@
 import type { Compliance, ImageSettings, PresetName } from '@plinth/media';
-import { measureImageCompliance } from '../export/export.compliance.js';
+import { measureImageCompliance } from '../export/index.js';
 import type { Deps } from '../../deps.js';
-import { AppError, notFound } from '../../http/errors.js';
-import type { Principal } from '../auth/principal.js';
-import { getProduct } from '../products/products.service.js';
+import { AppError, notFound } from '../../core/errors.js';
+import type { Principal } from '../../core/principal.js';
+import { getProduct } from '../products/index.js';
 import { sessionUser } from './dashboard-api.service.js';
 
 /** Small enough to redraw while a slider moves, large enough to judge shadow and padding. */

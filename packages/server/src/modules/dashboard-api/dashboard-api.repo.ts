@@ -1,5 +1,5 @@
 import type { Executor } from '../../db.js';
-import type { Role } from '../auth/principal.js';
+import type { Role } from '../../core/principal.js';
 
 export async function userById(db: Executor, id: string) {
   return db.selectFrom('users').select(['id', 'email']).where('id', '=', id).executeTakeFirst();
@@ -52,19 +52,4 @@ export async function setRole(db: Executor, orgId: string, userId: string, role:
 
 export async function removeMembership(db: Executor, orgId: string, userId: string) {
   await db.deleteFrom('memberships').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
-}
-
-export async function ledgerOf(db: Executor, orgId: string, q: { limit: number; offset: number }) {
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom('credit_ledger')
-      .select(['id', 'delta', 'balance_after', 'reason', 'ref', 'created_at'])
-      .where('org_id', '=', orgId)
-      .orderBy('id', 'desc')
-      .limit(q.limit)
-      .offset(q.offset)
-      .execute(),
-    db.selectFrom('credit_ledger').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
 }

@@ -5,8 +5,8 @@ import { PageOf, PageQuery, page } from '../../http/pagination.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { finishedPreview, imageCompliance } from './dashboard-api.preview.js';
 import { MAX_FILL, MIN_FILL } from '@plinth/media';
-import { PresetSchema } from '../assets/settings.schemas.js';
-import { ComplianceSchema } from '../products/products.schemas.js';
+import { PresetSchema } from '../assets/index.js';
+import { ComplianceSchema } from '../products/index.js';
 import { addOrgMember, changeRole, credits, listMembers, me, removeMember } from './dashboard-api.service.js';
 
 const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]);

@@ -1,10 +1,10 @@
 import type { Deps } from '../../deps.js';
-import { AppError, forbidden, notFound } from '../../http/errors.js';
+import { AppError, forbidden, notFound } from '../../core/errors.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
-import { canManage, type Principal, type Role } from '../auth/principal.js';
-import { addMember } from '../orgs/orgs.service.js';
-import { userByEmail } from '../auth/auth.repo.js';
-import { ledgerOf, membersOf, membership, organizationsOf, ownerCount, removeMembership, setRole, userById } from './dashboard-api.repo.js';
+import { canManage, type Principal, type Role } from '../../core/principal.js';
+import { addMember, ledgerPage } from '../orgs/index.js';
+import { findUserByEmail } from '../auth/index.js';
+import { membersOf, membership, organizationsOf, ownerCount, removeMembership, setRole, userById } from './dashboard-api.repo.js';
 
 type DashDeps = Pick<Deps, 'database' | 'clock'>;
 interface PageArgs {
@@ -70,7 +70,7 @@ export async function addOrgMember(
   manager(principal, orgId);
   mayTouchOwnership(principal, orgId, [input.role]);
   const email = input.email.trim().toLowerCase();
-  const existing = await userByEmail(deps.database.db, email);
+  const existing = await findUserByEmail(deps.database.db, email);
   if (existing && (await membership(deps.database.db, orgId, existing.id))) {
     throw new AppError('conflict', 'This person is already a member; change their role instead.', { reason: 'member_exists' });
   }
@@ -113,6 +113,6 @@ export async function credits(deps: DashDeps, principal: Principal, orgId: strin
   const orgs = await organizationsOf(deps.database.db, principal.userId!);
   const org = orgs.find((o) => o.id === orgId);
   if (!org) throw notFound('organization');
-  const ledger = await ledgerOf(deps.database.db, orgId, q);
+  const ledger = await ledgerPage(deps.database.db, orgId, q);
   return { balance: Number(org.credit_balance), plan: org.plan, ledger };
 }

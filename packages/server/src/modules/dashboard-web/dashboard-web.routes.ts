@@ -2,7 +2,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
 
 /** Built by `vite build` in packages/dashboard; the same relative place from src/ and from dist/. */
 export const DASHBOARD_DIR = fileURLToPath(new URL('../../../../dashboard/dist/', import.meta.url));

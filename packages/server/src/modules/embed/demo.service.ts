@@ -1,13 +1,13 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Deps } from '../../deps.js';
-import { membershipsOf, userByEmail } from '../auth/auth.repo.js';
-import { tokenHash } from '../auth/passwords.js';
-import { findKeyByHash } from '../keys/keys.repo.js';
-import { createKeyRecord } from '../keys/keys.service.js';
-import { findProduct } from '../products/products.repo.js';
-import type { ProductRecord } from '../products/products.types.js';
-import { listProjects } from '../projects/projects.repo.js';
+import { findUserByEmail, membershipsOfUser } from '../auth/index.js';
+import { tokenHash } from '../auth/index.js';
+import { keyByHash } from '../keys/index.js';
+import { createKeyRecord } from '../keys/index.js';
+import { findProduct } from '../products/index.js';
+import type { ProductRecord } from '../products/index.js';
+import { projectsOf } from '../projects/index.js';
 
 /** `plinth serve` creates the demo organization for this user on an empty data dir (cli.ts). */
 export const DEMO_EMAIL = 'demo@plinth.local';
@@ -32,11 +32,11 @@ interface DemoProject {
  */
 async function demoProject(deps: DemoDeps): Promise<DemoProject | null> {
   const db = deps.database.db;
-  const user = await userByEmail(db, DEMO_EMAIL);
+  const user = await findUserByEmail(db, DEMO_EMAIL);
   if (!user) return null;
-  const owned = (await membershipsOf(db, user.id)).find((m) => m.role === 'owner');
+  const owned = (await membershipsOfUser(db, user.id)).find((m) => m.role === 'owner');
   if (!owned) return null;
-  const { rows } = await listProjects(db, [owned.org_id], { limit: 100, offset: 0 });
+  const { rows } = await projectsOf(db, [owned.org_id], { limit: 100, offset: 0 });
   const oldest = rows.at(-1);
   return oldest ? { orgId: owned.org_id, projectId: oldest.id, userId: user.id } : null;
 }
@@ -76,7 +76,7 @@ export class DemoKeys {
 
   private async usable(key: string, demo: DemoProject): Promise<boolean> {
     if (!key.startsWith('pk_')) return false;
-    const row = await findKeyByHash(this.deps.database.db, tokenHash(key));
+    const row = await keyByHash(this.deps.database.db, tokenHash(key));
     return !!row && row.type === 'publishable' && !row.revoked_at && row.project_id === demo.projectId;
   }
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { sendCacheableJson } from '../../http/conditional.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { embedProduct } from './embed-product.service.js';
 import { EmbedViewerFeatureFields } from './embed-viewer-features.js';

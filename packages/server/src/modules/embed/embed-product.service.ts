@@ -1,10 +1,10 @@
 import type { Deps } from '../../deps.js';
 import { runningExperimentFor } from '../experiments/index.js';
-import { notFound } from '../../http/errors.js';
-import { modelUrl, usdzVariantUrls } from '../products/products.json.js';
+import { notFound } from '../../core/errors.js';
+import { modelUrl, usdzVariantUrls } from '../products/index.js';
 import { embedViewerFeatures } from './embed-viewer-features.js';
-import { findProductRow, toProductRecord } from '../products/products.repo.js';
-import type { ProductRecord } from '../products/products.types.js';
+import { findProductRow, toProductRecord } from '../products/index.js';
+import type { ProductRecord } from '../products/index.js';
 
 /** model-viewer's own defaults, except the lighting, which is the neutral studio the posters are rendered under. */
 export const VIEWER_DEFAULTS = { exposure: 1, shadow_intensity: 1, camera_orbit: null, environment: 'neutral', auto_rotate: false } as const;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { ArCallToActionSchema, HotspotSchema } from '../assets/viewer-features.schemas.js';
-import type { ViewerSettings } from '../products/products.types.js';
+import { ArCallToActionSchema, HotspotSchema } from '../assets/index.js';
+import type { ViewerSettings } from '../products/index.js';
 
 /** Section 15's settings as the element receives them, defaults filled in (units stay null: the browser's locale decides). */
 export const EmbedViewerFeatureFields = {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { contentSecurityPolicy, setPageSecurityHeaders, VIEWER_SOURCES } from '../../http/security-headers.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
 import { sendError } from '../../http/error-handler.js';
 import { demoNotFoundHtml, demoPageHtml } from './demo.page.js';
 import { DemoKeys } from './demo.service.js';

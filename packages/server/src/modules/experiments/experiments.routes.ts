@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { idempotentEffect } from '../../http/idempotency.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
-import { ReachQuery } from '../../http/reach.js';
+import { ReachQuery } from '../../core/reach.js';
 import { ErrorResponses, Timestamp } from '../../http/schemas.js';
 import { experimentJson, resultsJson } from './experiments.json.js';
 import {

@@ -1,14 +1,13 @@
 import type { Executor } from '../../db.js';
 import type { Deps } from '../../deps.js';
-import { AppError, notFound, validationFailed } from '../../http/errors.js';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
 import type { Effect } from '../../http/idempotency.js';
-import { readOrgs, writeOrg } from '../../http/reach.js';
+import { readOrgs, writeOrg } from '../../core/reach.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import { deleteExposures, experimentOutcomes } from '../analytics/index.js';
-import { ARMS } from '../analytics/analytics.types.js';
-import type { Principal } from '../auth/principal.js';
-import { emitEvent } from '../events/events.js';
+import { ARMS, armOutcomes, forgetExposures } from '../analytics/index.js';
+import type { Principal } from '../../core/principal.js';
+import { emitEvent } from '../events/index.js';
 import {
   deleteExperimentRow,
   findExperiment,
@@ -133,7 +132,7 @@ export async function deleteExperiment(deps: Deps, principal: Principal, id: str
   const found = await experimentOr404(deps, principal, id, orgId);
   await inTransaction(deps.database.db, async (trx) => {
     await deleteExperimentRow(trx, id);
-    await deleteExposures(trx, found.orgId, id);
+    await forgetExposures(trx, found.orgId, id);
   });
 }
 
@@ -144,7 +143,7 @@ export async function experimentResults(deps: Deps, principal: Principal, id: st
 
 /** Per arm from raw events and viewer ids, then the comparison of 3d (arm 1) with poster (arm 2). */
 async function computeResults(db: Executor, e: ExperimentRecord, at: string): Promise<ExperimentResults> {
-  const outcomes = await experimentOutcomes(db, e.orgId, e.id, e.createdAt, e.stoppedAt);
+  const outcomes = await armOutcomes(db, e.orgId, e.id, e.createdAt, e.stoppedAt);
   const arms = ARMS.map((arm) => {
     const o = outcomes.find((x) => x.arm === arm) ?? { viewers: 0, converters: 0, value: 0 };
     return {

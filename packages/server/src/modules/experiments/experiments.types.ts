@@ -1,4 +1,4 @@
-import type { Arm } from '../analytics/analytics.types.js';
+import type { Arm } from '../analytics/index.js';
 
 export type ArmWeights = Record<Arm, number>;
 

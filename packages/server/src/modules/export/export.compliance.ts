@@ -1,7 +1,7 @@
 import { evaluateCompliance, failedCodes, type Compliance, type ComplianceCode, type FinishMeasurements } from '@plinth/media';
 import type { Deps } from '../../deps.js';
-import { cutoutOf } from '../products/products.json.js';
-import { updateImageRow } from '../products/products.repo.js';
+import { cutoutOf } from '../products/index.js';
+import { updateImage } from '../products/index.js';
 import { finishAll } from './export.finishing.js';
 import { measurementsKey, pendingEntries, planExport, type ExportPlan, type PlannedEntry } from './export.plan.js';
 
@@ -64,6 +64,6 @@ export async function measureImageCompliance(deps: Deps, product: { id: string; 
   const pending = await pendingEntries(deps, single);
   if (pending.length) await finishAll(deps, pending);
   const [checked] = (await checkPlan(deps, single)).included;
-  await updateImageRow(deps.database.db, imageId, { compliance: JSON.stringify(checked.compliance), channel_ready: checked.compliance.passed ? 1 : 0 });
+  await updateImage(deps.database.db, imageId, { compliance: JSON.stringify(checked.compliance), channel_ready: checked.compliance.passed ? 1 : 0 });
   return checked.compliance;
 }

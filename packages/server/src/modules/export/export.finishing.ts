@@ -1,7 +1,7 @@
 import { evaluateCompliance, mapLimit } from '@plinth/media';
 import type { Deps } from '../../deps.js';
-import { cutoutOf } from '../products/products.json.js';
-import { updateImageRow } from '../products/products.repo.js';
+import { cutoutOf } from '../products/index.js';
+import { updateImage } from '../products/index.js';
 import { measurementsKey, type PlannedEntry } from './export.plan.js';
 
 const IN_FLIGHT = 2;
@@ -19,7 +19,7 @@ async function finishOne(deps: Deps, entry: PlannedEntry): Promise<void> {
   if (entry.ownSettings) {
     // Finished as the image itself asks (no export preset over it): this is the image's compliance.
     const compliance = evaluateCompliance(finished.measurements, entry.settings.preset, cutoutOf(entry.image)?.status ?? null);
-    await updateImageRow(deps.database.db, entry.image.id, { compliance: JSON.stringify(compliance), channel_ready: compliance.passed ? 1 : 0 });
+    await updateImage(deps.database.db, entry.image.id, { compliance: JSON.stringify(compliance), channel_ready: compliance.passed ? 1 : 0 });
   }
 }
 

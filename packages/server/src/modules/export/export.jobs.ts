@@ -1,20 +1,20 @@
-import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
-import { defineJob } from '../../platform/jobs/define.js';
-import { emitEvent } from '../events/events.js';
+import { handleJob } from '../../platform/jobs/define.js';
+import { emitEvent } from '../events/index.js';
 import { finishAll } from './export.finishing.js';
 import { downloadUrl, LINK_TTL_SECONDS } from './export.link.js';
 import { pendingEntries } from './export.plan.js';
 import { planOfExport } from './export.service.js';
 import { checkPlan, nonCompliantText } from './export.compliance.js';
+import { finishExportJob } from './export.job-defs.js';
 
-/** Finishes a queued export's images, marks it ready (with its event), then mails the link once. */
-export const finishExportJob = defineJob({
-  name: 'export.finish',
-  payload: Type.Object({ export_id: Type.String() }),
-  retryLimit: 3,
-  handle: async (deps: Deps, { export_id: exportId }) => {
+type FinishData = Static<typeof finishExportJob.payload>;
+
+/** Runs `export.finish` (export.job-defs.ts): finishes a queued export's images, marks it ready (with its event), then mails the link once. */
+const finishExportHandlers = {
+  handle: async (deps: Deps, { export_id: exportId }: FinishData) => {
     const found = await planOfExport(deps, exportId);
     if (!found) return;
     const db = deps.database.db;
@@ -43,7 +43,7 @@ export const finishExportJob = defineJob({
     await db.updateTable('exports').set({ mailed_at: deps.clock.now().toISOString() }).where('id', '=', exportId).execute();
   },
   // An export that will not finish says so instead of staying queued.
-  onFailed: async (deps: Deps, { export_id: exportId }) => {
+  onFailed: async (deps: Deps, { export_id: exportId }: FinishData) => {
     const error = JSON.stringify({ code: 'processing_failed', message: 'The export could not be finished.' });
     await deps.database.db
       .updateTable('exports')
@@ -52,8 +52,8 @@ export const finishExportJob = defineJob({
       .where('state', '=', 'queued')
       .execute();
   },
-});
+};
 
 export function registerExportJobs(deps: Deps) {
-  deps.jobs.register(finishExportJob, deps);
+  deps.jobs.register(handleJob(finishExportJob, finishExportHandlers), deps);
 }

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 
 export const LINK_TTL_SECONDS = 7 * 24 * 3600;
 

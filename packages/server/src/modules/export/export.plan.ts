@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../../deps.js';
 import type { Executor } from '../../db.js';
-import { imagesOf } from '../products/products.repo.js';
-import { cutoutOf } from '../products/products.json.js';
-import type { ImageRecord, ReviewStatus } from '../products/products.types.js';
+import { imagesOf } from '../products/index.js';
+import { cutoutOf } from '../products/index.js';
+import type { ImageRecord, ReviewStatus } from '../products/index.js';
 import { resolveSettings, settingsCacheKey, type ImageSettings, type ImageSettingsInput, type PresetName } from '@plinth/media';
 
 export interface PlannedEntry {

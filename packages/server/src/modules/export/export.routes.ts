@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { ReachQuery } from '../../http/reach.js';
+import { ReachQuery } from '../../core/reach.js';
 import { ErrorResponses } from '../../http/schemas.js';
-import { ListQuerySchema } from '../products/products.schemas.js';
-import { PresetSchema } from '../assets/settings.schemas.js';
+import { ListQuerySchema } from '../products/index.js';
+import { PresetSchema } from '../assets/index.js';
 import { downloadExport, MAX_EXPORT_PRODUCTS, requestExport, type ExportOutcome, type ExportQuery } from './export.service.js';
 
 const Queued = Type.Object(

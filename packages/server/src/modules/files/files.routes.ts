@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../core/errors.js';
 import { openOwnFile, openPublicFile, type OpenedFile } from './files.service.js';
 
 function keyOf(params: unknown): string {

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { Deps } from '../../deps.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../core/errors.js';
 import { isBrowserAssetKey, orgOfKey } from '../../platform/storage/names.js';
 import { BlobNotFoundError, type StoredObject } from '../../platform/storage/types.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 
 export interface OpenedFile {
   head: StoredObject;

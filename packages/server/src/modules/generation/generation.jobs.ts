@@ -1,27 +1,20 @@
-import { Type, type Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
-import { defineJob, type JobFailure } from '../../platform/jobs/define.js';
+import { handleJob, type JobFailure } from '../../platform/jobs/define.js';
 import { requireTool } from '../../platform/tools.js';
-import { storeModel, storedModel } from '../ingest/ingest-model.js';
-import { insertImageRows, storeImageFiles, type StoredImage } from '../ingest/ingest.store.js';
-import { failureProblem } from '../ingest/ingest.jobs.js';
-import { InputRejected } from '../ingest/input-rejected.js';
-import { imagesFailed, isModelInFlight, modelFailed, modelGenerating, modelReady, rendersReady, reportProgress } from '../products/products.lifecycle.js';
-import { loadProduct } from '../products/products.repo.js';
-import { cutoutOf } from '../products/products.json.js';
-import type { ProductRecord } from '../products/products.types.js';
-import type { ModelQualityRecord } from '../products/products.types.js';
+import { storeModel, storedModel } from '../ingest/index.js';
+import { storeImageFiles, type StoredImage } from '../ingest/index.js';
+import { failureProblem } from '../ingest/index.js';
+import { InputRejected } from '../ingest/index.js';
+import { imagesFailed, isModelInFlight, modelFailed, modelGenerating, modelReady, rendersReady, reportProgress } from '../products/index.js';
+import { addImages, loadProduct } from '../products/index.js';
+import { cutoutOf } from '../products/index.js';
+import type { ProductRecord } from '../products/index.js';
+import type { ModelQualityRecord } from '../products/index.js';
 import { createGenerator } from './generation.service.js';
-import { recordStepDurations, StepTimer } from '../quotes/step-costs.js';
+import { generateModelJob, renderImagesJob, type OrderData } from '../products/index.js';
+import { recordStepDurations, StepTimer } from '../quotes/index.js';
 import { isMediaError, isMediaRefusal, MediaError, type GenerateHints, type Generator, type GeneratorView } from '@plinth/media';
-
-/** Generation and renders get one retry; the second failure is final and refunds. */
-const RETRIES = 1;
-
-/** A paid order of a model or of renders: the product, and the credits it cost (refunded on failure). */
-const OrderPayload = Type.Object({ product_id: Type.String(), credits: Type.Integer({ minimum: 0 }) });
-type OrderData = Static<typeof OrderPayload>;
 
 /** What the generation jobs run with: the app's deps and the generator (tests give their own). */
 export interface GenerationContext {
@@ -154,48 +147,42 @@ async function render(deps: Deps, product: ProductRecord) {
   await inTransaction(deps.database.db, async (trx) => {
     const current = await loadProduct(trx, product.id);
     if (!current || current.imagesStatus !== 'ordered') return;
-    await insertImageRows(trx, current, stored, current.images.length, at);
+    await addImages(trx, current, stored, at);
     await rendersReady(deps, trx, current, stored[0]?.keys?.thumb ?? null);
   });
 }
 
-/** Generates a product's model from its photos (an order, or a create with generate_model). */
-export const generateModelJob = defineJob({
-  name: 'generate.model',
-  payload: OrderPayload,
-  retryLimit: RETRIES,
+/** Runs `generate.model` (generation.job-defs.ts). */
+const generateModelHandlers = {
   permanent,
-  handle: async ({ deps, generator }: GenerationContext, data) => {
+  handle: async ({ deps, generator }: GenerationContext, data: OrderData) => {
     const product = await loadProduct(deps.database.db, data.product_id);
     if (product && isModelInFlight(product)) await generate(deps, generator, product);
   },
-  onFailed: async ({ deps }: GenerationContext, data: OrderData, failure) => {
+  onFailed: async ({ deps }: GenerationContext, data: OrderData, failure: JobFailure) => {
     await inTransaction(deps.database.db, async (trx) => {
       const p = await loadProduct(trx, data.product_id);
       if (p) await modelFailed(deps, trx, p, problem(failure), data.credits);
     });
   },
-});
+};
 
-/** Renders turntable images of a model-only product's model. */
-export const renderImagesJob = defineJob({
-  name: 'render.images',
-  payload: OrderPayload,
-  retryLimit: RETRIES,
+/** Runs `render.images` (generation.job-defs.ts). */
+const renderImagesHandlers = {
   permanent,
-  handle: async ({ deps }: GenerationContext, data) => {
+  handle: async ({ deps }: GenerationContext, data: OrderData) => {
     const product = await loadProduct(deps.database.db, data.product_id);
     if (product?.imagesStatus === 'ordered') await render(deps, product);
   },
-  onFailed: async ({ deps }: GenerationContext, data: OrderData, failure) => {
+  onFailed: async ({ deps }: GenerationContext, data: OrderData, failure: JobFailure) => {
     await inTransaction(deps.database.db, async (trx) => {
       const p = await loadProduct(trx, data.product_id);
       if (p) await imagesFailed(deps, trx, p, problem(failure), data.credits);
     });
   },
-});
+};
 
 export function registerGenerationJobs(deps: Deps, generator: Generator = createGenerator(deps.config, deps.fetcher, deps.media)) {
-  deps.jobs.register(generateModelJob, { deps, generator });
-  deps.jobs.register(renderImagesJob, { deps, generator });
+  deps.jobs.register(handleJob(generateModelJob, generateModelHandlers), { deps, generator });
+  deps.jobs.register(handleJob(renderImagesJob, renderImagesHandlers), { deps, generator });
 }

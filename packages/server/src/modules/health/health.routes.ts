@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { essentialAdapters, type Deps } from '../../deps.js';
 import { optionalPrincipal } from '../../http/auth.js';
-import type { Authenticator } from '../auth/auth.service.js';
+import type { Authenticator } from '../auth/index.js';
 import { platformTables } from '../../platform/db/index.js';
 import { liveWorkers } from '../../platform/jobs/heartbeat.js';
 import { ErrorResponses } from '../../http/schemas.js';

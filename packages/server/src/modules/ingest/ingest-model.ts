@@ -1,8 +1,8 @@
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
-import { isModelInFlight, modelReady, reportProgress } from '../products/products.lifecycle.js';
-import { loadProduct } from '../products/products.repo.js';
-import type { ProductRecord, StoredModel } from '../products/products.types.js';
+import { isModelInFlight, modelReady, reportProgress } from '../products/index.js';
+import { loadProduct } from '../products/index.js';
+import type { ProductRecord, StoredModel } from '../products/index.js';
 import type { ProcessedModel } from '@plinth/media';
 import { isUploadRef, readUploadRef } from '../uploads/index.js';
 import { browserAssetKey } from '../../platform/storage/names.js';

@@ -1,53 +1,27 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Type, type Static } from '@sinclair/typebox';
-import { isMediaError, isMediaRefusal, mapLimit } from '@plinth/media';
+import { isMediaError, mapLimit } from '@plinth/media';
+import type { Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { FetchError } from '../../platform/fetch/types.js';
 import { requireTool } from '../../platform/tools.js';
-import { defineJob, type JobFailure } from '../../platform/jobs/define.js';
-import { generateModelJob } from '../generation/generation.jobs.js';
-import { recordStepDurations, StepTimer } from '../quotes/step-costs.js';
-import { imagesFailed, imagesIngested, modelFailed, modelReplacementFailed, reportProgress, titleFound } from '../products/products.lifecycle.js';
-import { loadProduct } from '../products/products.repo.js';
-import type { ImageOrigin, ProblemInfo, ProductRecord } from '../products/products.types.js';
-import { failedImage, insertImageRows, storeImageFiles, type StoredImage } from './ingest.store.js';
+import { handleJob, type JobFailure } from '../../platform/jobs/define.js';
+import { recordStepDurations, StepTimer } from '../quotes/index.js';
+import { imagesFailed, imagesIngested, modelFailed, modelReplacementFailed, reportProgress, titleFound } from '../products/index.js';
+import { addImages, loadProduct } from '../products/index.js';
+import type { ImageOrigin, ProductRecord } from '../products/index.js';
+import { failedImage, storeImageFiles, type StoredImage } from './ingest.store.js';
+import { uploadStorageKeys } from '../uploads/index.js';
 import { InputRejected } from './input-rejected.js';
+import { failureProblem, permanentIngestFailure, problemOf } from './ingest.problems.js';
+import { generateModelJob, ingestImagesJob, ingestModelJob, ingestPageJob, ingestVideoJob, redeliverModelJob, type IngestData } from '../products/index.js';
 import { importStillWanted, ingestModel } from './ingest-model.js';
-import { redeliverModelJob } from './model-redeliver.js';
-
-/** What every ingestion job carries: the product, and the credits its model order paid (refunded on failure). */
-const IngestPayload = Type.Object({
-  product_id: Type.String(),
-  generation_credits: Type.Integer({ minimum: 0 }),
-});
-type IngestData = Static<typeof IngestPayload>;
-
-/** Retries after the first attempt; a fetch that timed out may well work a second later. */
-const INGEST_RETRIES = 2;
+import { redeliverModelHandlers } from './model-redeliver.js';
 
 const PAGE_MAX_BYTES = 5 * 1024 * 1024;
 const IN_FLIGHT = 2;
-
-export function problemOf(err: unknown): ProblemInfo {
-  if (err instanceof InputRejected) return { code: err.reason, message: err.message };
-  // A MediaError's reason is already the public failure code: the engine's list of reasons is that set of codes.
-  if (isMediaError(err)) return { code: err.reason, message: err.message };
-  if (err instanceof FetchError) return { code: `fetch_${err.code}`, message: err.message };
-  return { code: 'internal_error', message: 'Processing failed unexpectedly.' };
-}
-
-/** The reason a job that will not run again gives its product. */
-export function failureProblem(failure: JobFailure): ProblemInfo {
-  if (failure.kind === 'worker_lost') return { code: 'processing_limit', message: 'Processing stopped before it finished (its worker was stopped or ran out of resources).' };
-  return problemOf(failure.error);
-}
-
-/** Bad input, or a fetch refused or answered in a way no retry changes. */
-const permanentIngestFailure = (err: unknown) =>
-  err instanceof InputRejected || isMediaRefusal(err) || (err instanceof FetchError && err.code !== 'timeout' && err.code !== 'network');
 
 type Source = { origin: ImageOrigin; url: string | null; load: () => Promise<Buffer> };
 
@@ -81,7 +55,7 @@ async function finishImages(deps: Deps, product: ProductRecord, images: StoredIm
     const current = await loadProduct(trx, product.id);
     // Deleted meanwhile, or an earlier attempt already finished: nothing to do.
     if (!current || current.imagesStatus !== 'ingesting') return;
-    await insertImageRows(trx, current, images, current.images.length, at);
+    await addImages(trx, current, images, at);
     if (!good.length) {
       const error = images[0]?.error ?? { code: 'no_product_images', message: 'No usable product image was found.' };
       await imagesFailed(deps, trx, current, error, data.generation_credits);
@@ -102,8 +76,7 @@ async function handleImages(deps: Deps, product: ProductRecord, data: IngestData
     return ingestImages(deps, product, sources, data);
   }
   if (product.source.kind !== 'image_paths') throw new Error(`ingest.images got a ${product.source.kind} product`);
-  const uploads = await deps.database.db.selectFrom('uploads').select(['path', 'storage_key']).where('org_id', '=', product.orgId).where('path', 'in', product.source.image_paths).execute();
-  const byPath = new Map(uploads.map((u) => [u.path, u.storage_key]));
+  const byPath = await uploadStorageKeys(deps, product.orgId, product.source.image_paths);
   const sources = product.source.image_paths.map((path): Source => ({
     origin: 'uploaded',
     url: null,
@@ -159,47 +132,25 @@ async function failIngestion(deps: Deps, data: IngestData, failure: JobFailure) 
   });
 }
 
-function ingestJob(name: string, handler: (deps: Deps, product: ProductRecord, data: IngestData) => Promise<void>) {
-  return defineJob({
-    name,
-    payload: IngestPayload,
-    retryLimit: INGEST_RETRIES,
+/** Runs an ingestion job while its product still waits for it. */
+function ingestHandlers(handler: (deps: Deps, product: ProductRecord, data: IngestData) => Promise<void>) {
+  return {
     permanent: permanentIngestFailure,
-    handle: async (deps: Deps, data) => {
+    handle: async (deps: Deps, data: IngestData) => {
       const product = await loadProduct(deps.database.db, data.product_id);
       if (product?.imagesStatus === 'ingesting') await handler(deps, product, data);
     },
     onFailed: failIngestion,
-  });
+  };
 }
 
-/** Image URLs and uploaded images: the same job, told apart by the product's source. */
-export const ingestImagesJob = ingestJob('ingest.images', handleImages);
-export const ingestPageJob = ingestJob('ingest.page', handlePage);
-export const ingestVideoJob = ingestJob('ingest.video', handleVideo);
-
-/** The ingestion job of each kind of source; a model import is ingestModelJob, which carries its URL. */
-export const INGEST_JOBS = {
-  image_urls: ingestImagesJob,
-  image_paths: ingestImagesJob,
-  video_url: ingestVideoJob,
-  source_url: ingestPageJob,
-} as const;
-
-/**
- * Imports a model file. The URL travels in the payload, not read back from the product: a replacement
- * (PATCH …/model) imports the URL it was given, while the product's source still names the first one.
- */
-export const ingestModelJob = defineJob({
-  name: 'ingest.model',
-  payload: Type.Object({ product_id: Type.String(), model_url: Type.String({ minLength: 1 }), replaces: Type.Union([Type.String(), Type.Null()]) }),
-  retryLimit: INGEST_RETRIES,
+const ingestModelHandlers = {
   permanent: permanentIngestFailure,
-  handle: async (deps: Deps, data) => {
+  handle: async (deps: Deps, data: Static<typeof ingestModelJob.payload>) => {
     const product = await loadProduct(deps.database.db, data.product_id);
     if (product && importStillWanted(product, data)) await ingestModel(deps, product, data);
   },
-  onFailed: async (deps: Deps, data, failure) => {
+  onFailed: async (deps: Deps, data: Static<typeof ingestModelJob.payload>, failure: JobFailure) => {
     await inTransaction(deps.database.db, async (trx) => {
       const p = await loadProduct(trx, data.product_id);
       if (!p || !importStillWanted(p, data)) return;
@@ -207,10 +158,13 @@ export const ingestModelJob = defineJob({
       else await modelReplacementFailed(deps, trx, p, failureProblem(failure));
     });
   },
-});
+};
 
+/** The ingestion jobs' handlers, defined in ingest.job-defs.ts. */
 export function registerIngestJobs(deps: Deps) {
-  for (const job of [ingestImagesJob, ingestPageJob, ingestVideoJob]) deps.jobs.register(job, deps);
-  deps.jobs.register(ingestModelJob, deps);
-  deps.jobs.register(redeliverModelJob, deps);
+  deps.jobs.register(handleJob(ingestImagesJob, ingestHandlers(handleImages)), deps);
+  deps.jobs.register(handleJob(ingestPageJob, ingestHandlers(handlePage)), deps);
+  deps.jobs.register(handleJob(ingestVideoJob, ingestHandlers(handleVideo)), deps);
+  deps.jobs.register(handleJob(ingestModelJob, ingestModelHandlers), deps);
+  deps.jobs.register(handleJob(redeliverModelJob, redeliverModelHandlers), deps);
 }

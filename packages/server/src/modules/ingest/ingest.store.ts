@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Deps } from '../../deps.js';
-import type { Executor } from '../../db.js';
 import { newId } from '../../platform/ids.js';
 import { browserAssetKey, privateProductKey } from '../../platform/storage/names.js';
-import type { ImageOrigin, ProblemInfo, ProductRecord } from '../products/products.types.js';
+import type { ImageOrigin, ProblemInfo, ProductRecord } from '../products/index.js';
 import type { ProcessedImage } from '@plinth/media';
-
-export const productPrefix = (p: { orgId: string; id: string }) => `orgs/${p.orgId}/products/${p.id}/`;
 
 export interface StoredImage {
   id: string;
@@ -36,36 +33,4 @@ export async function storeImageFiles(deps: Deps, product: ProductRecord, proces
 
 export function failedImage(origin: ImageOrigin, sourceUrl: string | null, error: ProblemInfo): StoredImage {
   return { id: newId('img'), origin, sourceUrl, processed: null, error, keys: null, sha256: null };
-}
-
-export async function insertImageRows(trx: Executor, product: ProductRecord, images: StoredImage[], firstPosition: number, at: string) {
-  if (!images.length) return;
-  await trx
-    .insertInto('images')
-    .values(
-      images.map((img, i) => ({
-        id: img.id,
-        product_id: product.id,
-        org_id: product.orgId,
-        position: firstPosition + i,
-        origin: img.origin,
-        // An image that could not be used is recorded with its reason, rejected from the start.
-        review_status: img.error ? ('rejected' as const) : ('pending' as const),
-        settings: '{}',
-        storage_key: img.keys?.original ?? null,
-        content_type: img.processed?.contentType ?? null,
-        mask_key: img.keys?.mask ?? null,
-        thumb_key: img.keys?.thumb ?? null,
-        width: img.processed?.width ?? null,
-        height: img.processed?.height ?? null,
-        bytes: img.processed?.bytes ?? null,
-        sha256: img.sha256,
-        analysis: img.processed ? JSON.stringify(img.processed.analysis) : null,
-        source_url: img.sourceUrl,
-        error: img.error ? JSON.stringify(img.error) : null,
-        created_at: at,
-        updated_at: at,
-      })),
-    )
-    .execute();
 }

@@ -2,7 +2,7 @@ import { resolveBudgets, type DeliveryBudgetOverrides, type DeliveryResult } fro
 import type { Deps } from '../../deps.js';
 import { browserAssetKey, privateProductKey } from '../../platform/storage/names.js';
 import { toolCapability } from '../../platform/tools.js';
-import type { ModelWarningRecord, ProductRecord, StoredDelivery, StoredModel } from '../products/products.types.js';
+import type { ModelWarningRecord, ProductRecord, StoredDelivery, StoredModel } from '../products/index.js';
 
 // Small buffers cross the sandbox's IPC as plain Uint8Arrays.
 const asBuffer = (u: Uint8Array) => (Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength));

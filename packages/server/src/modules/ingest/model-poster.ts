@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import type { Deps } from '../../deps.js';
 import { browserAssetKey } from '../../platform/storage/names.js';
 import { toolCapability } from '../../platform/tools.js';
-import type { ProductRecord } from '../products/products.types.js';
+import type { ProductRecord } from '../products/index.js';
 
 /** Big enough for a retina embed a few hundred pixels wide; one view renders in seconds on a CPU. */
 const POSTER_SIZE = 1024;

@@ -1,10 +1,10 @@
-import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
 import { inTransaction } from '../../platform/db/index.js';
-import { defineJob } from '../../platform/jobs/define.js';
-import { productChanged } from '../products/products.lifecycle.js';
-import { loadProduct } from '../products/products.repo.js';
-import type { StoredModel } from '../products/products.types.js';
+import { productChanged } from '../products/index.js';
+import { loadProduct } from '../products/index.js';
+import type { StoredModel } from '../products/index.js';
+import type { redeliverModelJob } from '../products/index.js';
 import { deleteModelFiles, deliverModel } from './model-delivery.js';
 
 /** The key the master of a stored model is read from: models stored before deliveries existed have only their GLB. */
@@ -12,15 +12,9 @@ export const masterKeyOf = (m: Pick<StoredModel, 'masterKey' | 'glbKey'>) => m.m
 
 const stillTheModel = (m: StoredModel | null | undefined, masterKey: string) => Boolean(m && masterKeyOf(m) === masterKey);
 
-/**
- * Makes a model's deliveries again from its master, with the budgets its record holds now (PATCH
- * …/model {delivery_budgets}). The old deliveries keep being served until the new ones are recorded.
- */
-export const redeliverModelJob = defineJob({
-  name: 'model.redeliver',
-  payload: Type.Object({ product_id: Type.String(), master_key: Type.String({ minLength: 1 }) }),
-  retryLimit: 1,
-  handle: async (deps: Deps, data) => {
+/** Runs `model.redeliver` (ingest.job-defs.ts). */
+export const redeliverModelHandlers = {
+  handle: async (deps: Deps, data: Static<typeof redeliverModelJob.payload>) => {
     const product = await loadProduct(deps.database.db, data.product_id);
     if (!product || product.modelStatus !== 'ready' || !stillTheModel(product.model, data.master_key)) return;
     const master = await deps.storage.getBuffer(data.master_key);
@@ -49,4 +43,4 @@ export const redeliverModelJob = defineJob({
     if (previous) await deleteModelFiles(deps, { ...(previous as StoredModel), masterKey: null, usdzVariantKeys: {} });
     else await deleteModelFiles(deps, fresh);
   },
-});
+};

@@ -4,9 +4,9 @@ import type { Deps } from '../../deps.js';
 import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses, SecretRedacted } from '../../http/schemas.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
-import { ReachQuery } from '../../http/reach.js';
-import type { Authenticator } from '../auth/auth.service.js';
-import { SCOPES } from '../auth/principal.js';
+import { ReachQuery } from '../../core/reach.js';
+import type { CredentialCache } from '../../core/principal.js';
+import { SCOPES } from '../../core/principal.js';
 import type { ApiKeyRecord } from './keys.repo.js';
 import { createKey, listApiKeys, revokeApiKey } from './keys.service.js';
 
@@ -57,7 +57,7 @@ function toJson(r: ApiKeyRecord) {
 const full = { auth: { scope: null } } as const;
 
 export const keysRoutes =
-  (deps: Deps, auth: Authenticator): FastifyPluginAsyncTypebox =>
+  (deps: Deps, auth: CredentialCache): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       '/v1/api_keys',

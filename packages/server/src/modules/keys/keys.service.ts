@@ -1,15 +1,13 @@
 import type { Deps } from '../../deps.js';
-import { AppError, forbidden, notFound, validationFailed } from '../../http/errors.js';
-import { readOrgs, writeOrg } from '../../http/reach.js';
+import { AppError, forbidden, notFound, validationFailed } from '../../core/errors.js';
+import { readOrgs, writeOrg } from '../../core/reach.js';
 import type { Effect } from '../../http/idempotency.js';
 import { inTransaction } from '../../platform/db/index.js';
 import type { Executor } from '../../db.js';
-import { newId, randomToken } from '../../platform/ids.js';
-import type { Authenticator } from '../auth/auth.service.js';
-import { tokenHash } from '../auth/passwords.js';
-import { canManage, normaliseScopes, type Principal, type Scope } from '../auth/principal.js';
-import { findProject } from '../projects/projects.repo.js';
-import { insertKey, listKeys, revokeKey as revokeKeyRow, toKeyRecord, type ApiKeyRecord } from './keys.repo.js';
+import { newId, randomToken, tokenHash } from '../../platform/ids.js';
+import { canManage, normaliseScopes, type CredentialCache, type Principal, type Scope } from '../../core/principal.js';
+import { projectInOrgs } from '../projects/index.js';
+import { findKeyByHash, insertKey, keyOrgIds, listKeys, touchKey, revokeKey as revokeKeyRow, toKeyRecord, type ApiKeyRecord } from './keys.repo.js';
 
 export interface NewKey {
   type: 'secret' | 'publishable';
@@ -62,7 +60,7 @@ export async function createKey(deps: Deps, principal: Principal, body: CreateKe
   if (type === 'publishable') {
     if (!body.project_id) throw validationFailed([{ path: 'body.project_id', message: 'is required for a publishable key' }]);
     if (body.org_ids) throw validationFailed([{ path: 'body.org_ids', message: 'a publishable key belongs to its project\'s organization' }]);
-    const project = await findProject(deps.database.db, body.project_id, principal.orgIds);
+    const project = await projectInOrgs(deps.database.db, body.project_id, principal.orgIds);
     if (!project) throw notFound('project');
     orgIds = [project.org_id];
     projectId = project.id;
@@ -87,7 +85,7 @@ export async function listApiKeys(deps: Deps, principal: Principal, q: { org_id?
   return { data: rows.map((r) => toKeyRecord(r, r.org_ids)), total };
 }
 
-export async function revokeApiKey(deps: Deps, auth: Authenticator, principal: Principal, id: string): Promise<ApiKeyRecord> {
+export async function revokeApiKey(deps: Deps, auth: CredentialCache, principal: Principal, id: string): Promise<ApiKeyRecord> {
   const { rows } = await listKeys(deps.database.db, principal.orgIds, { id, limit: 1, offset: 0 });
   const row = rows[0];
   if (!row) throw notFound('API key');
@@ -100,3 +98,12 @@ export async function revokeApiKey(deps: Deps, auth: Authenticator, principal: P
   auth.invalidate();
   return toKeyRecord({ ...row, revoked_at: row.revoked_at ?? at }, row.org_ids);
 }
+
+// What authentication and the demo ask of keys (through index.ts).
+
+/** The key a presented secret hashes to, revoked or not. */
+export const keyByHash = (db: Executor, hash: string) => findKeyByHash(db, hash);
+/** The organizations a key reaches. */
+export const orgIdsOfKey = (db: Executor, keyId: string) => keyOrgIds(db, keyId);
+/** Records a key's use (its last_used_at). */
+export const keyUsed = (db: Executor, id: string, at: string) => touchKey(db, id, at);

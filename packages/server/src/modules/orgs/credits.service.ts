@@ -1,9 +1,9 @@
 import type { Deps } from '../../deps.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../core/errors.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import { ledgerOf } from '../dashboard-api/dashboard-api.repo.js';
-import { addCredits, findOrganization } from './orgs.repo.js';
+import type { Executor } from '../../db.js';
+import { addCredits, debitCredits, findOrganization, ledgerOf } from './orgs.repo.js';
 
 type CreditDeps = Pick<Deps, 'database' | 'clock'>;
 
@@ -28,4 +28,23 @@ export async function creditStatement(deps: CreditDeps, orgId: string, entries =
     balance: Number(org.credit_balance),
     entries: rows.map((r) => ({ id: r.id, delta: Number(r.delta), balance_after: Number(r.balance_after), reason: r.reason, ref: r.ref, created_at: r.created_at })),
   };
+}
+
+/** An organization's plan, cap and balance, as a quote or a commit checks them. */
+export const organizationState = (db: Executor, orgId: string) => findOrganization(db, orgId);
+
+/** The ledger page the dashboard shows, newest first. */
+export const ledgerPage = (db: Executor, orgId: string, q: { limit: number; offset: number }) => ledgerOf(db, orgId, q);
+
+/**
+ * Charges a paid operation in the caller's transaction: only when the balance covers it, so concurrent
+ * commits never take it below zero. The new balance, or null when it is short.
+ */
+export async function chargeCredits(db: Executor, charge: { orgId: string; amount: number; reason: string; ref: string; at: string }) {
+  return debitCredits(db, { id: newId('led'), ...charge });
+}
+
+/** Gives the credits of an operation that will not happen back, in the caller's transaction. */
+export async function refundCredits(db: Executor, refund: { orgId: string; amount: number; ref: string; at: string }) {
+  if (refund.amount > 0) await addCredits(db, { id: newId('led'), orgId: refund.orgId, delta: refund.amount, reason: 'refund', ref: refund.ref, at: refund.at });
 }

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db.js';
-import type { Role } from '../auth/principal.js';
+import type { Role } from '../../core/principal.js';
 
 export async function insertOrganization(
   db: Executor,
@@ -29,6 +29,22 @@ export async function organizationCount(db: Executor): Promise<number> {
   return Number(row.n);
 }
 
+interface LedgerEntry {
+  id: string;
+  orgId: string;
+  reason: string;
+  ref: string | null;
+  at: string;
+}
+
+/** The ledger row of a change of balance, written in the statement's transaction right after the balance moved. */
+async function insertLedgerEntry(db: Executor, entry: LedgerEntry, delta: number, balanceAfter: number) {
+  await db
+    .insertInto('credit_ledger')
+    .values({ id: entry.id, org_id: entry.orgId, delta, balance_after: balanceAfter, reason: entry.reason, ref: entry.ref, created_at: entry.at })
+    .execute();
+}
+
 /** Credits are a ledger: the balance column is the running sum, changed only together with a ledger row. */
 export async function addCredits(db: Executor, entry: { id: string; orgId: string; delta: number; reason: string; ref: string | null; at: string }) {
   const updated = await db
@@ -37,18 +53,7 @@ export async function addCredits(db: Executor, entry: { id: string; orgId: strin
     .where('id', '=', entry.orgId)
     .returning('credit_balance')
     .executeTakeFirstOrThrow();
-  await db
-    .insertInto('credit_ledger')
-    .values({
-      id: entry.id,
-      org_id: entry.orgId,
-      delta: entry.delta,
-      balance_after: updated.credit_balance,
-      reason: entry.reason,
-      ref: entry.ref,
-      created_at: entry.at,
-    })
-    .execute();
+  await insertLedgerEntry(db, entry, entry.delta, updated.credit_balance);
   return updated.credit_balance;
 }
 
@@ -69,17 +74,21 @@ export async function debitCredits(db: Executor, entry: { id: string; orgId: str
     .returning('credit_balance')
     .executeTakeFirst();
   if (!updated) return null;
-  await db
-    .insertInto('credit_ledger')
-    .values({
-      id: entry.id,
-      org_id: entry.orgId,
-      delta: -entry.amount,
-      balance_after: updated.credit_balance,
-      reason: entry.reason,
-      ref: entry.ref,
-      created_at: entry.at,
-    })
-    .execute();
+  await insertLedgerEntry(db, entry, -entry.amount, updated.credit_balance);
   return updated.credit_balance;
+}
+
+export async function ledgerOf(db: Executor, orgId: string, q: { limit: number; offset: number }) {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('credit_ledger')
+      .select(['id', 'delta', 'balance_after', 'reason', 'ref', 'created_at'])
+      .where('org_id', '=', orgId)
+      .orderBy('id', 'desc')
+      .limit(q.limit)
+      .offset(q.offset)
+      .execute(),
+    db.selectFrom('credit_ledger').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
 }

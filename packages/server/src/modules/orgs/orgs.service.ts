@@ -1,12 +1,13 @@
 import type { Deps } from '../../deps.js';
+import type { Executor } from '../../db.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import { userByEmail } from '../auth/auth.repo.js';
-import { hashPassword } from '../auth/passwords.js';
-import type { Role } from '../auth/principal.js';
-import { createKeyRecord } from '../keys/keys.service.js';
-import { insertProject } from '../projects/projects.repo.js';
-import { addCredits, insertOrganization, insertUser, setPassword, upsertMembership } from './orgs.repo.js';
+import { findUserByEmail } from '../auth/index.js';
+import { hashPassword } from '../auth/index.js';
+import type { Role } from '../../core/principal.js';
+import { createKeyRecord } from '../keys/index.js';
+import { addProject } from '../projects/index.js';
+import { addCredits, insertOrganization, insertUser, organizationCount, setPassword, upsertMembership } from './orgs.repo.js';
 
 export const PLANS = ['none', 'trial', 'active', 'trial_used', 'payment_failed'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -46,19 +47,12 @@ export async function bootstrap(deps: Pick<Deps, 'database' | 'clock'>, input: B
       active_product_cap: input.activeProductCap ?? null,
       created_at: at,
     });
-    let user = await userByEmail(trx, email);
-    if (!user) {
-      user = { id: newId('usr'), email, password_hash: passwordHash, created_at: at };
-      await insertUser(trx, user);
-    } else if (passwordHash) {
-      await setPassword(trx, user.id, passwordHash);
-    }
-    await upsertMembership(trx, orgId, user.id, 'owner', at);
+    const user = await upsertMember(trx, { orgId, email, passwordHash, role: 'owner', at });
     if (input.credits) {
       await addCredits(trx, { id: newId('led'), orgId, delta: input.credits, reason: 'grant', ref: 'bootstrap', at });
     }
     const projectId = newId('proj');
-    await insertProject(trx, {
+    await addProject(trx, {
       id: projectId,
       org_id: orgId,
       name: 'Default project',
@@ -88,14 +82,26 @@ export async function addMember(
   const email = input.email.trim().toLowerCase();
   const passwordHash = input.password ? await hashPassword(input.password) : null;
   return inTransaction(deps.database.db, async (trx) => {
-    let user = await userByEmail(trx, email);
-    if (!user) {
-      user = { id: newId('usr'), email, password_hash: passwordHash, created_at: at };
-      await insertUser(trx, user);
-    } else if (passwordHash) {
-      await setPassword(trx, user.id, passwordHash);
-    }
-    await upsertMembership(trx, input.orgId, user.id, input.role, at);
+    const user = await upsertMember(trx, { orgId: input.orgId, email, passwordHash, role: input.role, at });
     return { user_id: user.id };
   });
 }
+
+/**
+ * Makes the user with this email a member of the organization with this role: created when new, its password
+ * set when one is given, its role replaced when it is a member already.
+ */
+async function upsertMember(trx: Executor, m: { orgId: string; email: string; passwordHash: string | null; role: Role; at: string }) {
+  let user = await findUserByEmail(trx, m.email);
+  if (!user) {
+    user = { id: newId('usr'), email: m.email, password_hash: m.passwordHash, created_at: m.at };
+    await insertUser(trx, user);
+  } else if (m.passwordHash) {
+    await setPassword(trx, user.id, m.passwordHash);
+  }
+  await upsertMembership(trx, m.orgId, user.id, m.role, m.at);
+  return user;
+}
+
+/** How many organizations exist: none yet means the installation still needs its bootstrap. */
+export const countOrganizations = (db: Executor) => organizationCount(db);

@@ -1,15 +1,12 @@
-import type { Selectable, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Deps } from '../../deps.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
 import type { DB } from '../../db.js';
-import { newId } from '../../platform/ids.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { emitProductEvent } from './products.events.js';
-import { debitCredits } from '../orgs/orgs.repo.js';
-import { assertCredits, assertPlanAllows } from '../quotes/plan.js';
-import type { QuotePayload } from '../quotes/quote-token.js';
-import { quote, type QuoteJson } from './create.service.js';
-import { generateModelJob, renderImagesJob } from '../generation/generation.jobs.js';
+import type { QuotePayload } from '../quotes/index.js';
+import { chargeQuote, quote, type QuotedOrganization, type QuoteJson } from '../quotes/index.js';
+import { generateModelJob, renderImagesJob } from './pipeline.job-defs.js';
 import { modelQueued, rendersOrdered } from './products.lifecycle.js';
 import { findProduct, updateProductRow } from './products.repo.js';
 import type { CaptureInput, ProductRecord } from './products.types.js';
@@ -55,16 +52,14 @@ export async function orderQuote(deps: Deps, principal: Principal, productId: st
     if (body.capture) input.capture = body.capture;
     if (body.dimensions) input.dimensions = body.dimensions;
   }
-  return quote(deps, product.orgId, op, input, product.id);
+  return quote(deps, { orgId: product.orgId, op, input, productId: product.id, activeProducts: 0 });
 }
 
-type OrgRow = Selectable<DB['organizations']>;
-
-/** Commits an order token inside the create commit's transaction (quote_uses already recorded). */
+/** Commits an order's quote inside the commit's transaction (commit.service.ts; the token already redeemed). */
 export async function commitOrder(
   deps: Deps,
   trx: Transaction<DB>,
-  org: OrgRow,
+  org: QuotedOrganization,
   payload: QuotePayload,
   at: string,
 ): Promise<ProductRecord> {
@@ -73,12 +68,7 @@ export async function commitOrder(
   // The product may have moved on since the quote: the same refusals apply at commit.
   const op = orderFor(product);
   if (op !== payload.op) throw new AppError('quote_changed', 'The product changed since the quote; request a new quote.', { reason: 'product_changed' });
-  assertPlanAllows(org, { addsProduct: false, activeProducts: 0 });
-  assertCredits(org.credit_balance, payload.credits);
-  if (payload.credits > 0) {
-    const left = await debitCredits(trx, { id: newId('led'), orgId: org.id, amount: payload.credits, reason: op, ref: product.id, at });
-    if (left === null) assertCredits(0, payload.credits);
-  }
+  await chargeQuote(trx, org, payload, { addsProduct: false, activeProducts: 0, ref: product.id, at });
   if (op === 'order_model') {
     const { capture, dimensions } = payload.input as CaptureInput;
     // The order's capture and size join the source, where the generation job reads them.

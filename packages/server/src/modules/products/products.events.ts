@@ -1,6 +1,6 @@
 import type { Executor } from '../../db.js';
 import type { BlobStore } from '../../platform/storage/types.js';
-import { emitEvent, type EventType } from '../events/events.js';
+import { emitEvent, type EventType } from '../events/index.js';
 import { productJson } from './products.json.js';
 import { loadProduct } from './products.repo.js';
 

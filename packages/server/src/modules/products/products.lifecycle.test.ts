@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../test/app.js';
 import { seedProduct } from '../../test/products.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import {
   imagesIngested,
   MODEL_TRANSITIONS,

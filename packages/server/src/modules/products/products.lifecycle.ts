@@ -1,9 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 import type { DB, Executor } from '../../db.js';
-import { newId } from '../../platform/ids.js';
-import { addCredits } from '../orgs/orgs.repo.js';
+import { refundCredits } from '../orgs/index.js';
 import { emitProductEvent } from './products.events.js';
 import { updateProductRow } from './products.repo.js';
 import type { ModelStatus, ProblemInfo, ProductRecord, ProductStatus, StoredModel } from './products.types.js';
@@ -91,7 +90,7 @@ const problemText = (e: ProblemInfo) => JSON.stringify({ code: e.code, message: 
 
 /** A generation or render that will not happen gives its credits back through the ledger. */
 async function refund(trx: Executor, p: ProductRecord, credits: number, at: string) {
-  if (credits > 0) await addCredits(trx, { id: newId('led'), orgId: p.orgId, delta: credits, reason: 'refund', ref: p.id, at });
+  await refundCredits(trx, { orgId: p.orgId, amount: credits, ref: p.id, at });
 }
 
 /**

@@ -60,12 +60,5 @@ export const productsMigration: Migration = {
       .addColumn('updated_at', 'text', (c) => c.notNull())
       .execute();
     await db.schema.createIndex('images_product').on('images').columns(['product_id', 'position']).execute();
-    await db.schema
-      .createTable('quote_uses')
-      .addColumn('nonce', 'text', (c) => c.primaryKey())
-      .addColumn('org_id', 'text', (c) => c.notNull())
-      .addColumn('product_id', 'text')
-      .addColumn('created_at', 'text', (c) => c.notNull())
-      .execute();
   },
 };

@@ -1,9 +1,9 @@
-import { sql, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { DB, Executor } from '../../db.js';
 import type { ImageRecord, ProductRecord, ProductSource, StoredModel } from './products.types.js';
 
 type ProductRow = Selectable<DB['products']>;
-type ImageRow = Selectable<DB['images']>;
+export type ImageRow = Selectable<DB['images']>;
 
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 
@@ -219,4 +219,8 @@ export async function tagCounts(db: Executor, orgIds: string[], page: { limit: n
 
 export async function updateImageRow(db: Executor, id: string, patch: Partial<Omit<ImageRow, 'id' | 'product_id' | 'org_id'>>) {
   await db.updateTable('images').set(patch).where('id', '=', id).execute();
+}
+
+export async function insertImages(db: Executor, images: Insertable<DB['images']>[]) {
+  await db.insertInto('images').values(images).execute();
 }

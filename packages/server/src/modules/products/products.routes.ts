@@ -2,9 +2,9 @@ import { sendTaggedJson, tagged } from '../../http/conditional.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../core/errors.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
-import { ReachQuery } from '../../http/reach.js';
+import { ReachQuery } from '../../core/reach.js';
 import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { createProduct } from './create.service.js';
@@ -24,7 +24,7 @@ import {
 } from './products.schemas.js';
 import { deleteProduct, deleteProducts, getProduct, listProductsFor, listTags, publishProducts, updateProduct } from './products.service.js';
 import { findProductRow, toProductRecord } from './products.repo.js';
-import { orgsKey, type PublicAnswers } from './public-read.js';
+import { orgsKey, type PublicAnswers } from './public-read-lane.js';
 
 const read = { auth: { scope: 'products:read' } } as const;
 const write = { auth: { scope: 'products:write' } } as const;

@@ -1,16 +1,17 @@
 import { Type } from '@sinclair/typebox';
+import { MODEL_STATUSES, PRODUCT_STATUSES, REVIEW_STATUSES } from '../../core/records.js';
 import { Timestamp } from '../../http/schemas.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const Str = Type.String();
 const Problem = Nullable(Type.Object({ code: Str, message: Str }));
 
-export const ProductStatusSchema = Type.Union([Type.Literal('draft'), Type.Literal('published'), Type.Literal('archived')]);
+export const ProductStatusSchema = Type.Union(PRODUCT_STATUSES.map((s) => Type.Literal(s)));
 export const ModelStatusSchema = Type.Union(
-  ['none', 'queued', 'generating', 'ready', 'failed'].map((s) => Type.Literal(s)),
-  { description: 'none | queued | generating | ready | failed' },
+  MODEL_STATUSES.map((s) => Type.Literal(s)),
+  { description: MODEL_STATUSES.join(' | ') },
 );
-export const ReviewStatusSchema = Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('rejected')]);
+export const ReviewStatusSchema = Type.Union(REVIEW_STATUSES.map((s) => Type.Literal(s)));
 
 export const CutoutSchema = Type.Object(
   {
@@ -267,8 +268,8 @@ const Repeated = (item: ReturnType<typeof Type.String>) => Type.Optional(Type.Ar
 export const ListQuerySchema = {
   tag: Repeated(Tag),
   tag_match: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('any')])),
-  status: Repeated(Type.String({ enum: ['draft', 'published', 'archived'] })),
-  model_status: Repeated(Type.String({ enum: ['none', 'queued', 'generating', 'ready', 'failed'] })),
+  status: Repeated(Type.String({ enum: [...PRODUCT_STATUSES] })),
+  model_status: Repeated(Type.String({ enum: [...MODEL_STATUSES] })),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   custom_id: Type.Optional(CustomId),
   channel_ready: Type.Optional(

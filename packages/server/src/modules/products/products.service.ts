@@ -1,16 +1,18 @@
 import type { Deps } from '../../deps.js';
-import { AppError, notFound } from '../../http/errors.js';
-import { readOrgs, writeOrg } from '../../http/reach.js';
+import { AppError, notFound } from '../../core/errors.js';
+import { readOrgs, writeOrg } from '../../core/reach.js';
 import { inTransaction, isUniqueViolation } from '../../platform/db/index.js';
-import type { Principal } from '../auth/principal.js';
-import { emitEvent } from '../events/events.js';
+import type { Principal } from '../../core/principal.js';
+import { emitEvent } from '../events/index.js';
 import { emitProductEvent } from './products.events.js';
-import { purgeProductFilesJob } from './products.jobs.js';
+import { purgeProductFilesJob } from './products.job-defs.js';
 import { statusSet } from './products.lifecycle.js';
-import { normaliseTags } from './create.service.js';
+import * as rows from './products.repo.js';
+import type { Executor } from '../../db.js';
+import type { NewImage } from './products.types.js';
+import type { ImageRow } from './products.repo.js';
 import {
   deleteProductRows,
-  findProduct,
   listProducts,
   replaceTags,
   tagCounts,
@@ -160,4 +162,58 @@ export async function publishProducts(
 
 export async function listTags(deps: Deps, principal: Principal, q: { org_id?: string; scope?: 'all'; limit: number; offset: number }) {
   return tagCounts(deps.database.db, readOrgs(principal, q), q);
+}
+
+/** Tags are trimmed and deduplicated, case kept; empty ones are refused by the schema. */
+export function normaliseTags(tags: string[] | undefined): string[] {
+  return [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
+}
+
+// What other modules read of a product, and the image writes they ask of it (through index.ts).
+
+/** A product by id, whichever organization it belongs to: for jobs, which carry the id they were given. */
+export const loadProduct = (db: Executor, id: string) => rows.loadProduct(db, id);
+/** A product of one of these organizations, or undefined. */
+export const findProduct = (db: Executor, id: string, orgIds: readonly string[]) => rows.findProduct(db, id, orgIds);
+/** The product's row, unread (the embed reads its fields before it builds the record). */
+export const findProductRow = (db: Executor, id: string, orgIds: readonly string[]) => rows.findProductRow(db, id, orgIds);
+export const toProductRecord = rows.toProductRecord;
+/** The images of these products, in their order. */
+export const imagesOf = (db: Executor, productIds: string[]) => rows.imagesOf(db, productIds);
+/** The ids of the products a filter selects, at most `max`. */
+export const productIdsMatching = (db: Executor, f: ProductFilter, max: number) => rows.productIdsMatching(db, f, max);
+/** Changes an image's stored fields (a finished file, a review decision, its settings). */
+export const updateImage = (db: Executor, id: string, patch: Partial<Omit<ImageRow, 'id' | 'product_id' | 'org_id'>>) => rows.updateImageRow(db, id, patch);
+
+/**
+ * Adds a job's images to a product after those it has, in the job's transaction. An image that could not be
+ * used is recorded with its reason, rejected from the start.
+ */
+export async function addImages(trx: Executor, product: ProductRecord, images: NewImage[], at: string) {
+  if (!images.length) return;
+  await rows.insertImages(
+    trx,
+    images.map((img, i) => ({
+      id: img.id,
+      product_id: product.id,
+      org_id: product.orgId,
+      position: product.images.length + i,
+      origin: img.origin,
+      review_status: img.error ? ('rejected' as const) : ('pending' as const),
+      settings: '{}',
+      storage_key: img.keys?.original ?? null,
+      content_type: img.processed?.contentType ?? null,
+      mask_key: img.keys?.mask ?? null,
+      thumb_key: img.keys?.thumb ?? null,
+      width: img.processed?.width ?? null,
+      height: img.processed?.height ?? null,
+      bytes: img.processed?.bytes ?? null,
+      sha256: img.sha256,
+      analysis: img.processed ? JSON.stringify(img.processed.analysis) : null,
+      source_url: img.sourceUrl,
+      error: img.error ? JSON.stringify(img.error) : null,
+      created_at: at,
+      updated_at: at,
+    })),
+  );
 }

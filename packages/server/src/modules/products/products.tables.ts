@@ -1,11 +1,12 @@
 import type { ColumnType } from 'kysely';
+import type { ModelStatus, ProductStatus, ReviewStatus } from '../../core/records.js';
 export interface ProductsTable {
   id: string;
   org_id: string;
   title: string | null;
   custom_id: string | null;
-  status: 'draft' | 'published' | 'archived';
-  model_status: 'none' | 'queued' | 'generating' | 'ready' | 'failed';
+  status: ProductStatus;
+  model_status: ModelStatus;
   model: string | null; // JSON: StoredModel
   thumbnail_key: string | null;
   tags: string; // JSON array
@@ -33,7 +34,7 @@ export interface ImagesTable {
   org_id: string;
   position: number;
   origin: 'fetched' | 'uploaded' | 'video_frame' | 'rendered';
-  review_status: 'pending' | 'accepted' | 'rejected';
+  review_status: ReviewStatus;
   settings: string; // JSON: partial image settings
   storage_key: string | null;
   content_type: string | null;
@@ -54,18 +55,10 @@ export interface ImagesTable {
   updated_at: string;
 }
 
-export interface QuoteUsesTable {
-  nonce: string;
-  org_id: string;
-  product_id: string | null;
-  created_at: string;
-}
-
 /** This module's tables, created by `products.migration.ts`; `src/db.ts` adds them to the app's `DB`. */
 export interface ProductsTables {
   products: ProductsTable;
   product_tags: ProductTagsTable;
   images: ImagesTable;
   /** the nonces of committed quote tokens: each token commits once */
-  quote_uses: QuoteUsesTable;
 }

@@ -1,13 +1,6 @@
 import type { Compliance, DeliveryBudgetOverrides } from '@plinth/media';
-export type ProductStatus = 'draft' | 'published' | 'archived';
-export type ModelStatus = 'none' | 'queued' | 'generating' | 'ready' | 'failed';
-export type ReviewStatus = 'pending' | 'accepted' | 'rejected';
-export type ImageOrigin = 'fetched' | 'uploaded' | 'video_frame' | 'rendered';
-
-export interface ProblemInfo {
-  code: string;
-  message: string;
-}
+export type { ImageOrigin, ModelStatus, ProblemInfo, ProductStatus, ReviewStatus } from '../../core/records.js';
+import type { ImageOrigin, ModelStatus, ProblemInfo, ProductStatus, ReviewStatus } from '../../core/records.js';
 
 export interface ViewerSettings {
   exposure?: number;
@@ -165,4 +158,15 @@ export interface ProductRecord {
   updatedAt: string;
   publishedAt: string | null;
   images: ImageRecord[];
+}
+
+/** An image a job made, or could not make (with its reason), as products records it (`addImages`). */
+export interface NewImage {
+  id: string;
+  origin: ImageOrigin;
+  sourceUrl: string | null;
+  processed: { contentType: string; width: number; height: number; bytes: number; analysis: unknown } | null;
+  error: ProblemInfo | null;
+  keys: { original: string; mask: string; thumb: string } | null;
+  sha256: string | null;
 }

@@ -5,7 +5,7 @@ import { FrontDoor } from '../../http/front-door.js';
 import { MemoryRateLimiter, type RateLimiter } from '../../platform/ratelimit/index.js';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { seedProduct } from '../../test/products.js';
-import { PUBLIC_CACHE_MS } from './public-read.js';
+import { PUBLIC_CACHE_MS } from './public-read-lane.js';
 
 /**
  * The storefront read's lane (http/front-door.ts) answers before routing, so `app.inject()` never reaches

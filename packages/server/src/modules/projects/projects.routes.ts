@@ -4,8 +4,8 @@ import type { Deps } from '../../deps.js';
 import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses, Timestamp } from '../../http/schemas.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
-import { ReachQuery } from '../../http/reach.js';
-import type { Authenticator } from '../auth/auth.service.js';
+import { ReachQuery } from '../../core/reach.js';
+import type { CredentialCache } from '../../core/principal.js';
 import type { ProjectRecord } from './projects.repo.js';
 import { createProject, getProject, listProjectsFor, patchProject } from './projects.service.js';
 
@@ -37,7 +37,7 @@ const full = { auth: { scope: null } } as const;
 const IdParams = Type.Object({ id: Type.String() });
 
 export const projectsRoutes =
-  (deps: Deps, auth: Authenticator): FastifyPluginAsyncTypebox =>
+  (deps: Deps, auth: CredentialCache): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       '/v1/projects',

@@ -1,13 +1,13 @@
 import type { Deps } from '../../deps.js';
-import { forbidden, notFound, validationFailed } from '../../http/errors.js';
+import type { Executor } from '../../db.js';
+import { forbidden, notFound, validationFailed } from '../../core/errors.js';
 import { normaliseOriginEntry } from '../../http/origins.js';
-import { readOrgs, writeOrg } from '../../http/reach.js';
+import { readOrgs, writeOrg } from '../../core/reach.js';
 import type { Effect } from '../../http/idempotency.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import type { Authenticator } from '../auth/auth.service.js';
-import { canManage, type Principal } from '../auth/principal.js';
-import { findProject, insertProject, listProjects, toProjectRecord, updateProject, type ProjectRecord } from './projects.repo.js';
+import { canManage, type CredentialCache, type Principal } from '../../core/principal.js';
+import { allAllowedDomains, findProject, insertProject, listProjects, toProjectRecord, updateProject, type ProjectRecord } from './projects.repo.js';
 
 function domains(input: string[]): string[] {
   const errors: { path: string; message: string }[] = [];
@@ -59,7 +59,7 @@ export async function createProject(
 
 export async function patchProject(
   deps: Deps,
-  auth: Authenticator,
+  auth: CredentialCache,
   principal: Principal,
   id: string,
   body: { name?: string; allowed_domains?: string[] },
@@ -77,3 +77,14 @@ export async function patchProject(
   auth.invalidate();
   return toProjectRecord({ ...row, ...patch });
 }
+
+// What other modules ask of projects (through index.ts).
+
+/** A project of one of these organizations, or undefined. */
+export const projectInOrgs = (db: Executor, id: string, orgIds: string[]) => findProject(db, id, orgIds);
+/** Organizations' projects, a page of them. */
+export const projectsOf = (db: Executor, orgIds: string[], page: { limit: number; offset: number }) => listProjects(db, orgIds, page);
+/** Adds a project in the caller's transaction (an organization's first, at bootstrap). */
+export const addProject = (db: Executor, row: Parameters<typeof insertProject>[1]) => insertProject(db, row);
+/** Every origin any project allows, for CORS. */
+export const allowedDomains = (db: Executor) => allAllowedDomains(db);

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 
 export type Operation = 'create' | 'order_model' | 'order_renders';
 

@@ -6,7 +6,16 @@ export interface StepCostsTable {
   updated_at: string;
 }
 
-/** This module's table, created by `quotes.migration.ts`; `src/db.ts` adds it to the app's `DB`. */
+/** A redeemed quote token: its nonce, so the token cannot commit twice. */
+export interface QuoteUsesTable {
+  nonce: string;
+  org_id: string;
+  product_id: string | null;
+  created_at: string;
+}
+
+/** This module's tables, created by `quotes.migration.ts`; `src/db.ts` adds it to the app's `DB`. */
 export interface QuotesTables {
   step_costs: StepCostsTable;
+  quote_uses: QuoteUsesTable;
 }

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
-import { purgeBeaconEvents } from '../analytics/analytics.repo.js';
-import { purgeFinishedDeliveries } from '../webhooks/webhooks.repo.js';
+import { deleteBeaconEventsBefore } from '../analytics/index.js';
+import { deleteFinishedDeliveriesBefore } from '../webhooks/index.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 /** Small batches keep each delete's locks short, so beacons and deliveries never wait behind a purge. */
@@ -22,12 +22,12 @@ export async function runRetention(deps: Deps, batch = RETENTION_BATCH): Promise
   const result: RetentionResult = { beaconEvents: 0, webhookDeliveries: 0 };
   const beaconsBefore = new Date(now - beaconDays * DAY_MS).toISOString();
   for (let n = batch; n === batch; ) {
-    n = await purgeBeaconEvents(deps.database.db, beaconsBefore, batch);
+    n = await deleteBeaconEventsBefore(deps.database.db, beaconsBefore, batch);
     result.beaconEvents += n;
   }
   const deliveriesBefore = new Date(now - webhookDays * DAY_MS).toISOString();
   for (let n = batch; n === batch; ) {
-    n = await purgeFinishedDeliveries(deps.database.db, deliveriesBefore, batch);
+    n = await deleteFinishedDeliveriesBefore(deps.database.db, deliveriesBefore, batch);
     result.webhookDeliveries += n;
   }
   return result;

@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { ErrorResponses } from '../../http/schemas.js';
-import { ImageSettingsSchema } from '../assets/settings.schemas.js';
-import { productJson } from '../products/products.json.js';
-import { ProductSchema, ProductStatusSchema, ReviewStatusSchema } from '../products/products.schemas.js';
+import { ImageSettingsSchema } from '../assets/index.js';
+import { productJson } from '../products/index.js';
+import { ProductSchema, ProductStatusSchema, ReviewStatusSchema } from '../products/index.js';
 import { review, type ReviewBody } from './review.service.js';
 
 export const reviewRoutes =

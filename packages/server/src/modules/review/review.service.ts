@@ -1,11 +1,11 @@
 import type { Deps } from '../../deps.js';
-import { notFound, validationFailed } from '../../http/errors.js';
+import { notFound, validationFailed } from '../../core/errors.js';
 import { inTransaction } from '../../platform/db/index.js';
-import type { Principal } from '../auth/principal.js';
-import { mergeSettings, settingsProblem, type ImageSettingsInput } from '../assets/settings.schemas.js';
-import { productChanged } from '../products/products.lifecycle.js';
-import { findProduct, updateImageRow } from '../products/products.repo.js';
-import type { ProductRecord, ProductStatus, ReviewStatus } from '../products/products.types.js';
+import type { Principal } from '../../core/principal.js';
+import { mergeSettings, settingsProblem, type ImageSettingsInput } from '../assets/index.js';
+import { productChanged } from '../products/index.js';
+import { findProduct, updateImage } from '../products/index.js';
+import type { ProductRecord, ProductStatus, ReviewStatus } from '../products/index.js';
 
 export interface ReviewBody {
   images?: { image_id: string; decision?: ReviewStatus; settings?: ImageSettingsInput }[];
@@ -52,7 +52,7 @@ export async function review(deps: Deps, principal: Principal, productId: string
         settings: item.settings ? mergeSettings(current.settings as ImageSettingsInput, item.settings) : current.settings,
       };
       const remeasure = item.settings ? { compliance: null, channel_ready: null } : {};
-      await updateImageRow(trx, item.image_id, { review_status: next.reviewStatus, settings: JSON.stringify(next.settings), ...remeasure, updated_at: at });
+      await updateImage(trx, item.image_id, { review_status: next.reviewStatus, settings: JSON.stringify(next.settings), ...remeasure, updated_at: at });
       images.set(item.image_id, { ...current, ...next });
     }
     const model = body.model && product.model ? { ...product.model, decision: body.model.decision } : undefined;

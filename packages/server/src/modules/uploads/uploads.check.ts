@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { sniffImageFormat, type AcceptedFormat } from '@plinth/media';
 import sharp from 'sharp';
-import { AppError, validationFailed } from '../../http/errors.js';
+import { AppError, validationFailed } from '../../core/errors.js';
 
 /**
  * An upload is accepted only after it decodes: the first bytes choose which decoder to try, the

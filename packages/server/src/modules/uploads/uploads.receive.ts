@@ -4,7 +4,7 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AppError } from '../../http/errors.js';
+import { AppError } from '../../core/errors.js';
 
 /** Enough leading bytes for any container sniff (an ISO-BMFF ftyp box lists its brands in the first 256). */
 const HEAD_BYTES = 256;

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Readable } from 'node:stream';
 import type { Deps } from '../../deps.js';
-import { AppError, validationFailed } from '../../http/errors.js';
+import { AppError, validationFailed } from '../../core/errors.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import { ACCEPTED_UPLOAD_TYPES } from './uploads.check.js';
 import { tooLarge } from './uploads.receive.js';

@@ -1,12 +1,12 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { Deps } from '../../deps.js';
-import { AppError, validationFailed } from '../../http/errors.js';
-import { writeOrg } from '../../http/reach.js';
+import { AppError, validationFailed } from '../../core/errors.js';
+import { writeOrg } from '../../core/reach.js';
 import { inTransaction, lockOrganization } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
 import { uploadKey } from '../../platform/storage/names.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { checkUpload } from './uploads.check.js';
 import { receiveToTemp, tooLarge, uploadTempDir } from './uploads.receive.js';
 import { findUploads, insertUpload, markUploadsUsed, usedUploadBytes, type UploadRow } from './uploads.repo.js';
@@ -123,4 +123,9 @@ export async function readUploadRef(deps: Deps, orgId: string, ref: string): Pro
   if (!isUploadRef(ref)) return null;
   const [row] = await findUploads(deps.database.db, orgId, [ref.slice(UPLOAD_REF.length)]);
   return row ? deps.storage.getBuffer(row.storageKey).catch(() => null) : null;
+}
+
+/** The storage key of each of these uploads of an organization that still exists, by path. */
+export async function uploadStorageKeys(deps: Deps, orgId: string, paths: string[]): Promise<Map<string, string>> {
+  return new Map((await findUploads(deps.database.db, orgId, paths)).map((u) => [u.path, u.storageKey]));
 }

@@ -18,7 +18,7 @@ import {
   updateDelivery,
   updateEndpointRow,
 } from './webhooks.repo.js';
-import { deliverWebhookJob } from './webhooks.jobs.js';
+import { deliverWebhookJob } from './webhooks.job-defs.js';
 import {
   RETRY_SCHEDULE_SECONDS,
   type AttemptOutcome,

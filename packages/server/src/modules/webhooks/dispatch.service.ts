@@ -18,7 +18,7 @@ import {
 } from './dispatch.repo.js';
 import { enqueueDelivery, newJobToken } from './delivery.service.js';
 import { lockEnabledEndpoints } from './webhooks.repo.js';
-import { OUTBOX_CHANNEL } from '../events/events.js';
+import { OUTBOX_CHANNEL } from '../events/index.js';
 import { ALL_EVENTS, TEST_EVENT_TYPE, type EndpointRecord } from './webhooks.types.js';
 
 /** Events read per run; a full batch makes the next run start at once. */

@@ -1,8 +1,8 @@
 import type { Deps } from '../../deps.js';
-import { AppError, notFound } from '../../http/errors.js';
+import { AppError, notFound } from '../../core/errors.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { newId } from '../../platform/ids.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { enqueueDelivery, newJobToken } from './delivery.service.js';
 import { insertDeliveries } from './dispatch.repo.js';
 import { attemptsOf, findDelivery, findEndpoint, lockEndpoint } from './webhooks.repo.js';

@@ -1,30 +1,15 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.js';
-import { defineJob } from '../../platform/jobs/define.js';
+import { defineJob, handleJob } from '../../platform/jobs/define.js';
 import { deliver } from './delivery.service.js';
 import { DEFAULT_DISPATCH_INTERVAL_MS, DEFAULT_GAP_GRACE_MS, startDispatcher } from './dispatch.service.js';
+import { deliverWebhookJob } from './webhooks.job-defs.js';
 import { DEFAULT_TIMEOUT_MS, type WebhookWorkerOptions } from './webhooks.types.js';
 
 interface DeliverContext {
   deps: Deps;
   options: { timeoutMs: number; random: () => number };
 }
-
-/**
- * One signed POST of one delivery. The token makes it the one job allowed to send that delivery.
- * Job-level retries cover database trouble only; HTTP failures are rescheduled on the webhook schedule.
- */
-export const deliverWebhookJob = defineJob({
-  name: 'webhooks.deliver',
-  payload: Type.Object({
-    delivery_id: Type.String(),
-    token: Type.String(),
-    /** a re-send asked for through the API: one attempt, no retry schedule of its own */
-    manual: Type.Optional(Type.Boolean()),
-  }),
-  retryLimit: 20,
-  handle: async ({ deps, options }: DeliverContext, data) => deliver(deps, data, options),
-});
 
 /** Earlier versions ran the dispatcher as a self-renewing job chain; a link left from before an upgrade ends here. */
 const legacyDispatchJob = defineJob({
@@ -48,7 +33,10 @@ export function registerWebhookJobs(deps: Deps, options: WebhookWorkerOptions = 
   };
 
   deps.jobs.register(legacyDispatchJob, undefined);
-  deps.jobs.register(deliverWebhookJob, { deps, options: deliverOptions });
+  deps.jobs.register(
+    handleJob(deliverWebhookJob, { handle: async ({ deps, options }: DeliverContext, data) => deliver(deps, data, options) }),
+    { deps, options: deliverOptions },
+  );
 
   deps.background.add(startDispatcher(deps, dispatchOptions));
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../../deps.js';
 import { PageOf, PageQuery, page } from '../../http/pagination.js';
-import { ReachQuery } from '../../http/reach.js';
+import { ReachQuery } from '../../core/reach.js';
 import { idempotentEffect } from '../../http/idempotency.js';
 import { ErrorResponses } from '../../http/schemas.js';
 import type { EndpointRecord } from './webhooks.types.js';

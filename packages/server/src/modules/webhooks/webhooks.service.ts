@@ -1,15 +1,17 @@
 import type { Deps } from '../../deps.js';
-import { AppError, notFound, validationFailed } from '../../http/errors.js';
-import { readOrgs, writeOrg } from '../../http/reach.js';
+import type { Executor } from '../../db.js';
+import { AppError, notFound, validationFailed } from '../../core/errors.js';
+import { readOrgs, writeOrg } from '../../core/reach.js';
 import type { Effect } from '../../http/idempotency.js';
 import { inTransaction } from '../../platform/db/index.js';
 import { createAllowList } from '../../platform/fetch/address-policy.js';
 import { FetchError } from '../../platform/fetch/types.js';
 import { newId } from '../../platform/ids.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 import { enqueueDelivery } from './delivery.service.js';
 import { newSecret } from './signing.js';
 import {
+  purgeFinishedDeliveries,
   attemptsOf,
   deleteEndpointRow,
   failPendingOf,
@@ -201,3 +203,6 @@ export async function retryDelivery(deps: Deps, principal: Principal, id: string
   const attempts = (await attemptsOf(deps.database.db, [delivery.id])).get(delivery.id) ?? [];
   return { delivery, attempts };
 }
+
+/** Deletes up to `batch` finished deliveries older than `before` (retention); answers how many went. */
+export const deleteFinishedDeliveriesBefore = (db: Executor, before: string, batch: number) => purgeFinishedDeliveries(db, before, batch);

@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../events/events.js';
+import { EVENT_TYPES } from '../events/index.js';
 
 
 /** Subscribing to this receives every type, including types added later. */

@@ -21,18 +21,16 @@ export interface JobRun {
 export type JobFailure = { kind: 'error'; error: unknown } | { kind: 'worker_lost' };
 
 /**
- * One job: its name, its payload's schema, its retry policy and its handler, in one place. Whoever
- * enqueues imports the definition, so the payload is checked by the compiler at the producer and by
- * the schema at both ends; a producer and its consumer cannot drift apart.
+ * What a producer needs of a job: its name, its payload's schema and its retry policy. It lives in its
+ * area's `<area>.job-defs.ts`, apart from the code that runs it, so enqueueing a job never imports its
+ * handler (nor what the handler imports); the payload is checked by the compiler at the producer and by
+ * the schema at both ends, so a producer and its consumer cannot drift apart.
  */
-export interface JobDefinition<S extends TSchema = TSchema, C = any> {
+export interface JobSpec<S extends TSchema = TSchema> {
   readonly name: string;
   readonly payload: S;
   /** retries after the first attempt */
   readonly retryLimit: number;
-  /** failures no retry can cure (bad input): no further attempt, straight to onFailed */
-  readonly permanent?: (err: unknown) => boolean;
-  readonly handle: (ctx: C, data: Static<S>, run: JobRun) => Promise<void>;
   /**
    * How long one attempt may run, in seconds (default DEFAULT_JOB_DEADLINE_S). Past it the attempt fails with
    * JobDeadlineExceeded, as any failure does (a retry, or onFailed on the last attempt): a handler stuck on
@@ -40,6 +38,13 @@ export interface JobDefinition<S extends TSchema = TSchema, C = any> {
    * shorter limit (PLINTH_MEDIA_TIMEOUT_S); this is the limit of the whole attempt.
    */
   readonly deadlineSeconds?: number;
+}
+
+/** What the worker runs for a job: its handler, its failure hook and which failures no retry can cure. */
+export interface JobHandlers<S extends TSchema = TSchema, C = any> {
+  /** failures no retry can cure (bad input): no further attempt, straight to onFailed */
+  readonly permanent?: (err: unknown) => boolean;
+  readonly handle: (ctx: C, data: Static<S>, run: JobRun) => Promise<void>;
   /**
    * Runs once the job will not run again: after a permanent failure, a failure of the last attempt,
    * or the loss of the worker during the last attempt. It records the outcome (a product's status, a
@@ -48,7 +53,10 @@ export interface JobDefinition<S extends TSchema = TSchema, C = any> {
   readonly onFailed?: (ctx: C, data: Static<S>, failure: JobFailure) => Promise<void>;
 }
 
-const defined = new Map<string, JobDefinition>();
+/** A job with its handlers: what `Jobs.register` runs. */
+export interface JobDefinition<S extends TSchema = TSchema, C = any> extends JobSpec<S>, JobHandlers<S, C> {}
+
+const defined = new Map<string, JobSpec>();
 
 /** One attempt of any job: longer than the slowest legitimate one (a generation: camera recovery up to 10 minutes). */
 export const DEFAULT_JOB_DEADLINE_S = 3600;
@@ -72,14 +80,26 @@ async function withDeadline(name: string, seconds: number, work: Promise<void>):
   }
 }
 
-/** Declares a job. Names are unique across the process; pg-boss creates a queue for each at start. */
-export function defineJob<S extends TSchema, C>(def: JobDefinition<S, C>): JobDefinition<S, C> {
+/**
+ * Declares a job: its spec alone (a `<area>.job-defs.ts`, joined to its handlers by `handleJob` where the
+ * worker registers it), or spec and handlers at once. Names are unique across the process; pg-boss creates
+ * a queue for each at start.
+ */
+export function defineJob<S extends TSchema, C>(def: JobDefinition<S, C>): JobDefinition<S, C>;
+export function defineJob<S extends TSchema>(spec: JobSpec<S>): JobSpec<S>;
+export function defineJob<S extends TSchema>(def: JobSpec<S>): JobSpec<S> {
   if (!def.name) throw new TypeError('job name is required');
   if (!Number.isInteger(def.retryLimit) || def.retryLimit < 0) throw new TypeError(`job "${def.name}": retryLimit must be an integer >= 0`);
   if (def.deadlineSeconds !== undefined && !(def.deadlineSeconds > 0)) throw new TypeError(`job "${def.name}": deadlineSeconds must be positive`);
   if (defined.has(def.name)) throw new Error(`job "${def.name}" is defined twice`);
-  defined.set(def.name, def as unknown as JobDefinition);
+  defined.set(def.name, def as unknown as JobSpec);
   return def;
+}
+
+/** A declared job with the handlers the worker runs for it. */
+export function handleJob<S extends TSchema, C>(spec: JobSpec<S>, handlers: JobHandlers<S, C>): JobDefinition<S, C> {
+  if (defined.get(spec.name) !== spec) throw new Error(`job "${spec.name}" is not declared by defineJob`);
+  return { ...spec, ...handlers };
 }
 
 /** Names of every job defined so far (all of them once the app's modules are imported). */
@@ -91,7 +111,7 @@ class InvalidPayload extends Error {
   override readonly name = 'InvalidPayload';
 }
 
-function checked<S extends TSchema>(def: JobDefinition<S>, data: unknown): Static<S> {
+function checked<S extends TSchema>(def: JobSpec<S>, data: unknown): Static<S> {
   if (Value.Check(def.payload, data)) return data;
   const first = [...Value.Errors(def.payload, data)][0];
   throw new InvalidPayload(`job "${def.name}": payload ${first ? `${first.path || '/'} ${first.message}` : 'does not match its schema'}`);
@@ -115,7 +135,7 @@ export class Jobs {
 
   async enqueue<S extends TSchema, DB extends PlatformTables>(
     executor: Executor<DB>,
-    def: JobDefinition<S>,
+    def: JobSpec<S>,
     data: Static<S>,
     opts: { delaySeconds?: number } = {},
   ): Promise<string> {

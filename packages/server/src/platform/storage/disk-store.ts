@@ -3,7 +3,7 @@ import { mkdir, open, readFile, readdir, rename, rmdir, stat, unlink, type FileH
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { assertDeletablePrefix, assertValidKey, assertValidPrefix, privateUrlFor, publicUrlFor, toBuffer } from './shared.js';
+import { assertDeletablePrefix, assertValidKey, assertValidPrefix, ServedUnderBase, toBuffer } from './shared.js';
 import { BlobNotFoundError, type BlobStore, type StoredObject } from './types.js';
 
 // Keys never have a segment starting with '.', so these names cannot shadow an object.
@@ -28,15 +28,13 @@ async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
 }
 
 /** Files under a root directory; content types live in a small `.meta-<name>` file beside the object. */
-export class DiskBlobStore implements BlobStore {
+export class DiskBlobStore extends ServedUnderBase implements BlobStore {
   readonly kind = 'disk' as const;
 
   readonly root: string;
 
-  constructor(
-    root: string,
-    private readonly publicBase: string,
-  ) {
+  constructor(root: string, publicBase: string) {
+    super(publicBase);
     // resolve() drops a trailing slash, which prune() relies on when comparing paths.
     this.root = resolve(root);
   }
@@ -223,14 +221,6 @@ export class DiskBlobStore implements BlobStore {
     };
     await walk(base);
     return keys.sort();
-  }
-
-  publicUrl(key: string): string {
-    return publicUrlFor(this.publicBase, key);
-  }
-
-  privateUrl(key: string): string {
-    return privateUrlFor(this.publicBase, key);
   }
 
   async ping(): Promise<void> {

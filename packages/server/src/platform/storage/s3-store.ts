@@ -17,7 +17,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { credentialsFor, parseS3Url } from './s3-config.js';
-import { assertDeletablePrefix, assertValidKey, assertValidPrefix, privateUrlFor, publicUrlFor, toBuffer } from './shared.js';
+import { assertDeletablePrefix, assertValidKey, assertValidPrefix, ServedUnderBase, toBuffer } from './shared.js';
 import { BlobNotFoundError, type BlobStore, type StoredObject } from './types.js';
 
 export interface S3StoreOptions {
@@ -34,7 +34,7 @@ const MIN_PART_BYTES = 5 * 1024 * 1024;
 const status = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
 const isMissingObject = (err: unknown) => ['NoSuchKey', 'NotFound'].includes((err as Error)?.name) || status(err) === 404;
 
-export class S3BlobStore implements BlobStore {
+export class S3BlobStore extends ServedUnderBase implements BlobStore {
   readonly kind = 's3' as const;
   readonly bucket: string;
   private readonly client: S3Client;
@@ -42,7 +42,8 @@ export class S3BlobStore implements BlobStore {
   private readonly partSize: number;
   private ready: Promise<void> | null = null;
 
-  constructor(storageUrl: string, private readonly publicBase: string, opts: S3StoreOptions = {}) {
+  constructor(storageUrl: string, publicBase: string, opts: S3StoreOptions = {}) {
+    super(publicBase);
     const loc = parseS3Url(storageUrl);
     this.bucket = loc.bucket;
     this.region = loc.region;
@@ -217,14 +218,6 @@ export class S3BlobStore implements BlobStore {
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token);
     return keys.sort();
-  }
-
-  publicUrl(key: string): string {
-    return publicUrlFor(this.publicBase, key);
-  }
-
-  privateUrl(key: string): string {
-    return privateUrlFor(this.publicBase, key);
   }
 
   async ping(): Promise<void> {

@@ -54,6 +54,19 @@ export function privateUrlFor(base: string, key: string): string {
   return `${base}/v1/files/${key.split('/').map(encodeURIComponent).join('/')}`;
 }
 
+/** The URLs of a store's objects, the same for every backend: Plinth serves them under its own public base. */
+export abstract class ServedUnderBase {
+  constructor(protected readonly publicBase: string) {}
+
+  publicUrl(key: string): string {
+    return publicUrlFor(this.publicBase, key);
+  }
+
+  privateUrl(key: string): string {
+    return privateUrlFor(this.publicBase, key);
+  }
+}
+
 export function toBuffer(chunk: unknown): Buffer {
   if (Buffer.isBuffer(chunk)) return chunk;
   if (typeof chunk === 'string') return Buffer.from(chunk);

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Principal } from '../modules/auth/principal.js';
+import type { Principal } from './principal.js';
 import { AppError, notFound } from './errors.js';
 
 /** Query fields every read takes (seed convention 4). */

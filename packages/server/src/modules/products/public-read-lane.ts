@@ -3,7 +3,7 @@ import { rateBucket, type AuthRule } from '../../http/auth.js';
 import { cacheControl, etagMatches, JSON_TYPE, STOREFRONT_CACHE, VARY, type TaggedBody } from '../../http/conditional.js';
 import { browserHeaders, cachedBrowserCaller, clientAddress, type Lane, type LaneTokens } from '../../http/front-door.js';
 import type { RateDecision } from '../../platform/ratelimit/index.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../../core/principal.js';
 
 /**
  * The public read is what every storefront page view makes, and its answer stays the same until the

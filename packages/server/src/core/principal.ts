@@ -49,3 +49,18 @@ export function canManage(principal: Principal, orgId: string): boolean {
   const role = principal.roles[orgId];
   return role === 'owner' || role === 'admin';
 }
+
+/** What authentication caches about keys and projects: a change to either tells it to forget. */
+export interface CredentialCache {
+  invalidate(): void;
+}
+
+/**
+ * What the HTTP layer asks of authentication (modules/auth's Authenticator): who a key or a session is. A key
+ * found in the cache is answered without a promise: `undefined` when it is not cached, `null` when it is known bad.
+ */
+export interface PrincipalSource {
+  cachedApiKey(token: string): Principal | null | undefined;
+  fromApiKey(token: string): Promise<Principal | null>;
+  fromSession(token: string): Promise<Principal | null>;
+}
