@@ -12,7 +12,9 @@
 //
 // Environment: PLINTH_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres, an admin URL: the
 // bench creates and drops its own database), PLINTH_BENCH_REDIS_URL (default redis://127.0.0.1:6379),
-// BENCH_SCALE_SECONDS, BENCH_RESTART_POSTGRES (1 by default when pg_ctlcluster is on PATH and we are root).
+// BENCH_SCALE_SECONDS, BENCH_RESTART_POSTGRES (1 by default when pg_ctlcluster is on PATH and we are root). The
+// restart is of the local cluster listening on the URL's port (pg_lsclusters): point the URL at a cluster of its
+// own (pg_createcluster … --port 5433) on a machine where others use the main one.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
@@ -31,6 +33,9 @@ const REDIS_URL = process.env.PLINTH_BENCH_REDIS_URL || 'redis://127.0.0.1:6379'
 const ORIGIN = 'https://shop.example';
 // Low enough that a burst drains a bucket on a busy machine; the publishable reads are paced to stay under it.
 const RATE = { perSecond: 30, burst: 60 };
+/** DESIGN §17: a killed worker's jobs settle within about 45 s of the kill, whatever the job lease is. */
+const KILL_SETTLE_GOAL_MS = 45_000;
+const KILL_FOLLOW_MS = 300_000;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => performance.now();
@@ -197,6 +202,55 @@ function startWorker(i, baseEnv) {
   return { dataDir, env, tracked: plinthProcess(`worker-${i}`, ['worker'], env) };
 }
 
+/**
+ * Follows the jobs a SIGKILLed worker held (its heartbeat row, found by its process id) until each has left the
+ * dead run (pg-boss started it again, or it is no longer active) and its product's model is ready or failed.
+ * Resolves with each job's times in ms after the kill (null: not within the follow time).
+ */
+async function followHeld(url, pid, killedAt) {
+  // A pool reconnects by itself across the PostgreSQL restart that comes later in the load.
+  const db = new pg.Pool({ connectionString: url, max: 1 });
+  db.on('error', () => {});
+  const { rows } = await db.query('select jobs from workers where pid = $1', [pid]);
+  const listed = rows.length ? JSON.parse(rows[0].jobs) : [];
+  const jobs = [];
+  for (const j of listed) {
+    const { rows: data } = await db.query(`select data->>'product_id' as product_id from pgboss.job where id = $1`, [j.id]);
+    jobs.push({ ...j, productId: data[0]?.product_id ?? null, releasedMs: null, rerunMs: null, settledMs: null, status: null });
+  }
+  const done = (async () => {
+    const until = killedAt + KILL_FOLLOW_MS;
+    while (now() < until && jobs.some((j) => j.releasedMs === null || j.rerunMs === null || j.settledMs === null)) {
+      try {
+        for (const j of jobs) {
+          if (j.releasedMs === null) {
+            const { rows: r } = await db.query('select state, started_on from pgboss.job where id = $1', [j.id]);
+            const sameRun = r[0]?.state === 'active' && Math.abs(new Date(r[0].started_on).getTime() - new Date(j.started).getTime()) < 2;
+            if (!sameRun) j.releasedMs = now() - killedAt;
+          }
+          if (j.releasedMs !== null && j.rerunMs === null) {
+            const { rows: r } = await db.query('select state, started_on from pgboss.job where id = $1', [j.id]);
+            const rerun = r[0] && r[0].state !== 'retry' && r[0].state !== 'created' && Math.abs(new Date(r[0].started_on).getTime() - new Date(j.started).getTime()) >= 2;
+            if (rerun || r[0]?.state === 'failed') j.rerunMs = now() - killedAt;
+          }
+          if (j.settledMs === null && j.productId) {
+            const { rows: p } = await db.query('select model_status from products where id = $1', [j.productId]);
+            j.status = p[0]?.model_status ?? null;
+            if (j.status !== 'queued' && j.status !== 'generating') j.settledMs = now() - killedAt;
+          } else if (!j.productId) j.settledMs = j.releasedMs;
+        }
+      } catch {
+        // PostgreSQL restarting: ask again.
+      }
+      await sleep(250);
+    }
+    await db.end().catch(() => {});
+    return { jobs };
+  })();
+  // Wrapped: an async function's promise would otherwise wait for the one it returns.
+  return { done };
+}
+
 /** CPU ticks of a process and its children (the sandboxed media children), from /proc. */
 function treeTicks(pid) {
   let total = 0;
@@ -290,7 +344,8 @@ async function main() {
     PLINTH_RATE_LIMIT_API_BURST: String(RATE.burst),
     PLINTH_RATE_LIMIT_BEACON_PER_SECOND: '5000',
     PLINTH_RATE_LIMIT_BEACON_BURST: '10000',
-    PLINTH_JOB_LEASE_SECONDS: '20',
+    // The default lease: a killed worker's jobs must come back through the heartbeat, not a short lease.
+    PLINTH_JOB_LEASE_SECONDS: '60',
     PLINTH_WEBHOOK_RETRY_SCALE: '0.01',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
@@ -378,6 +433,7 @@ async function main() {
 
   // ---------------- faults
   const recoveries = [];
+  let heldAtKill = null;
   const faults = (async () => {
     // A worker in the middle of a generation: the busier worker (its sandboxed children included) while a
     // generation job is active.
@@ -394,9 +450,11 @@ async function main() {
     await sleep(500);
     const busy = workers.map((w, i) => treeTicks(w.tracked.child.pid) - before[i]);
     const victim = busy[1] > busy[0] ? 1 : 0;
+    const victimPid = workers[victim].tracked.child.pid;
     const killedAt = now();
     workers[victim].tracked.child.kill('SIGKILL');
     await workers[victim].tracked.exited;
+    heldAtKill = await followHeld(database.url, victimPid, killedAt);
     await sleep(2000);
     workers[victim] = startWorker(victim, baseEnv);
     recoveries.push({ fault: `SIGKILL worker-${victim} during a generation (cpu ticks ${busy.join('/')})`, restartMs: now() - killedAt });
@@ -414,10 +472,10 @@ async function main() {
     // PostgreSQL restart.
     await sleep(Math.max(0, t0 + SECONDS * 700 - now()));
     const canRestart = process.env.BENCH_RESTART_POSTGRES !== '0' && process.getuid?.() === 0 && hasCommand('pg_ctlcluster');
-    if (canRestart) {
-      const version = readdirSync('/etc/postgresql').sort().pop();
+    const cluster = canRestart ? clusterOf(ADMIN_URL) : null;
+    if (cluster) {
       const pgAt = now();
-      execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'restart'], { stdio: 'ignore' });
+      execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', cluster.version, cluster.name, 'restart'], { stdio: 'ignore' });
       // Recovered when a write through the API succeeds again.
       for (;;) {
         const r = await call(base, 'recovery', 'POST', '/v1/products', { key: keys.secret_key, body: { image_urls: fixtures.imageUrls } });
@@ -426,13 +484,16 @@ async function main() {
       }
       recoveries.push({ fault: 'PostgreSQL restart, until a quote succeeds through the API', restartMs: now() - pgAt });
     } else {
-      recoveries.push({ fault: 'PostgreSQL restart skipped (BENCH_RESTART_POSTGRES=0, not root, or no pg_ctlcluster)', restartMs: null });
+      recoveries.push({ fault: 'PostgreSQL restart skipped (BENCH_RESTART_POSTGRES=0, not root, no pg_ctlcluster, or no local cluster on the URL\'s port)', restartMs: null });
     }
   })();
 
   await Promise.all(loops);
   await faults;
   const loadSeconds = (now() - t0) / 1000;
+  // Only the faults above kill a process: one that is gone now died by itself (a database restart, say).
+  const died = [...apis, ...workers].filter((p) => p.tracked.child.exitCode !== null || p.tracked.child.signalCode !== null);
+  for (const p of died) console.log(`${p.tracked.label} exited by itself (${p.tracked.child.exitCode ?? p.tracked.child.signalCode}):\n${p.tracked.output.stderr.slice(-3000)}`);
 
   // ---------------- settle: every acknowledged product reaches a final state, every event is delivered
   const db = new pg.Client({ connectionString: database.url });
@@ -463,6 +524,7 @@ async function main() {
   const duplicated = customIds.filter((c) => (counts.get(c) ?? 0) > 1);
   check(!missing.length && !duplicated.length, 'every acknowledged create present exactly once', `${customIds.length} acknowledged, ${missing.length} missing, ${duplicated.length} duplicated`);
   check(unsettled === 0, 'every acknowledged product reached ready or failed (none left queued or generating)', `${unsettled} unsettled`);
+  check(!died.length, 'no API or worker process died by itself during the load', died.map((p) => p.tracked.label).join(', ') || 'none');
 
   const { rows: finals } = await db.query(
     `select (data::json->'object'->>'id') as id, count(*)::int as n from events where org_id = $1 and type in ('product.model.ready', 'product.model.failed') group by 1`,
@@ -478,6 +540,25 @@ async function main() {
     `select count(*)::int as n from pgboss.job where name like 'generate%' and retry_count > 0`,
   );
   console.log(`      generation jobs retried after a kill or a failure: ${overlapping[0].n}`);
+
+  // The killed worker's jobs, as its last heartbeat listed them: each leaves the dead run (retried elsewhere, or
+  // failed) within KILL_SETTLE_GOAL_MS of the kill (DESIGN §17), and its product settles; none is left generating.
+  const held = heldAtKill ? await heldAtKill.done : null;
+  if (!held) check(false, 'the killed worker was found holding jobs (its heartbeat row)', 'no worker was killed');
+  else if (!held.jobs.length) console.log('      the killed worker held no job at its last heartbeat: nothing to settle');
+  else {
+    const late = (ms) => ms === null || ms > KILL_SETTLE_GOAL_MS;
+    const fmt = (ms) => (ms === null ? 'never' : `${(ms / 1000).toFixed(1)} s`);
+    for (const j of held.jobs) console.log(`      ${j.queue} ${j.id} (product ${j.productId ?? '-'}): released ${fmt(j.releasedMs)}, running again ${fmt(j.rerunMs)}, product settled ${fmt(j.settledMs)} after the kill, now ${j.status ?? '-'}`);
+    const slowest = (key) => fmt(Math.max(...held.jobs.map((j) => j[key] ?? Infinity)));
+    check(held.jobs.every((j) => !late(j.releasedMs)), `the killed worker's jobs left it within ${KILL_SETTLE_GOAL_MS / 1000} s of the kill (retried elsewhere or failed)`, `${held.jobs.length} held; the last released after ${slowest('releasedMs')}`);
+    // A released job runs again from its start (a generation takes minutes): its product settles when that run ends.
+    check(
+      held.jobs.every((j) => j.settledMs !== null && j.status !== 'generating' && j.status !== 'queued'),
+      "the killed worker's products all settled (ready or failed), none left generating",
+      `the last ${slowest('settledMs')} after the kill; within ${KILL_SETTLE_GOAL_MS / 1000} s: ${held.jobs.filter((j) => !late(j.settledMs)).length} of ${held.jobs.length}`,
+    );
+  }
 
   const end = new Date(Date.now() + 3600_000);
   end.setUTCMinutes(0, 0, 0);
@@ -533,6 +614,18 @@ async function main() {
   await database.drop();
   console.log(failures.length ? `\nscale-out: ${failures.length} check(s) failed` : '\nscale-out: all checks passed');
   process.exitCode = failures.length ? 1 : 0;
+}
+
+/** The local cluster (pg_lsclusters) listening on the URL's port: the one the bench's database lives in. */
+function clusterOf(url) {
+  const port = new URL(url).port || '5432';
+  try {
+    const lines = execFileSync('pg_lsclusters', ['--no-header'], { encoding: 'utf8' }).trim().split('\n');
+    const found = lines.map((l) => l.trim().split(/\s+/)).find((f) => f[2] === port);
+    return found ? { version: found[0], name: found[1] } : null;
+  } catch {
+    return null;
+  }
 }
 
 function hasCommand(name) {

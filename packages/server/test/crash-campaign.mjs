@@ -6,7 +6,8 @@
 // share of the creates has been answered, then restarted on the same data. A request that got no
 // answer is sent again, with the same key, to the next server, until every key has an answer.
 // Afterwards: every key's product exists (0 lost), each create made exactly one product
-// (0 duplicates), and once the worker has caught up no product is left queued.
+// (0 duplicates), and once the worker has caught up no product is left queued; it says how long after the last
+// answer that was, and whether every failed product carries its reason.
 
 /**
  * @param {object} o
@@ -25,6 +26,7 @@ export async function runCrashCampaign(o) {
   const answered = new Map(); // index -> product id
   const unexpected = [];
   let unansweredSends = 0;
+  let lastAnswerAt = Date.now();
   let server = await o.start();
 
   const send = async (url, i) => {
@@ -40,6 +42,7 @@ export async function runCrashCampaign(o) {
       return;
     }
     answered.set(i, body.id);
+    lastAnswerAt = Date.now();
   };
 
   for (let round = 0; round <= o.kills; round++) {
@@ -85,6 +88,7 @@ export async function runCrashCampaign(o) {
     if (Date.now() % 10_000 < 500) log(`waiting for the worker: ${busy} of ${products.length} products still queued or generating`);
     await new Promise((r) => setTimeout(r, 500));
   }
+  const settledAt = busy === 0 ? Date.now() : null;
   const titles = products.map((p) => p.title);
   const ids = new Set(products.map((p) => p.id));
   const result = {
@@ -98,6 +102,10 @@ export async function runCrashCampaign(o) {
     duplicates: titles.length - new Set(titles).size,
     left_busy: busy,
     failed: products.filter((p) => p.model_status === 'failed').length,
+    // A failure must say why: its code and message, as the API shows them.
+    failed_without_reason: products.filter((p) => p.model_status === 'failed' && !(p.error?.code && p.error?.message)).length,
+    // From the last create's answer until no product was queued or generating (null: not within settleMs).
+    settled_ms_after_last_answer: settledAt === null ? null : settledAt - lastAnswerAt,
   };
   return { result, server };
 }

@@ -72,6 +72,7 @@ describe(`idempotent creates across kill -9 (${TEST_BACKEND})`, { timeout: 300_0
     expect(result.lost).toBe(0);
     expect(result.duplicates).toBe(0);
     expect(result.left_busy).toBe(0);
+    expect(result.failed_without_reason).toBe(0);
     await current!.stop();
   });
 });

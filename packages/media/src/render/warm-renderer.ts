@@ -46,6 +46,15 @@ export interface RenderJob {
 /** A browser is relaunched after this many renders, so what it leaks or fragments does not pile up. */
 export const RENDERS_PER_BROWSER = 200;
 
+/**
+ * Reading the browser's memory walks /proc (every process's stat, then each browser process's smaps_rollup): tens of
+ * milliseconds of this process's time, with the next render waiting. After a small model, with the browser well
+ * under its limit at the last reading, it is read again only this often; after a model of SMALL_MODEL_BYTES or more,
+ * or near the limit, after every render.
+ */
+const MEMORY_CHECK_MS = 5_000;
+const SMALL_MODEL_BYTES = 1 << 20;
+
 const FOV_DEG = 30;
 const FILL = 0.85;
 const CLOSE_GRACE_MS = 5_000;
@@ -97,13 +106,16 @@ interface Session {
   pageErrors: string[];
   renders: number;
   dead: boolean;
+  /** the browser's memory at its last reading, in MB, and when that was (ms since the epoch) */
+  memoryMb: number | null;
+  memoryReadAt: number;
 }
 
 /**
  * One headless Chromium for every render of this process: launched on first use, its render page (three.js
  * loaded, WebGL context and compiled shaders kept) reused from one model to the next, relaunched after a
  * crash, after a render that ran out of time, every RENDERS_PER_BROWSER renders and when it holds more memory
- * than a render's `maxMemoryMb` after it, closed by close().
+ * than a render's `maxMemoryMb` after it (read as MEMORY_CHECK_MS says), closed by close().
  * Renders run one at a time on the one page; callers queue.
  */
 export class WarmRenderer {
@@ -159,7 +171,7 @@ export class WarmRenderer {
     try {
       const pngs = await Promise.race([draw, deadline]);
       const session = await this.session!;
-      if (session.renders >= this.rendersPerBrowser || this.overMemory(session, job)) await this.retire(false);
+      if (session.renders >= this.rendersPerBrowser || this.overMemory(session, glb, job)) await this.retire(false);
       return pngs;
     } catch (err) {
       // On timeout the page may be stuck inside a draw call: the browser goes, the next render gets a new one.
@@ -174,10 +186,14 @@ export class WarmRenderer {
   }
 
   /** Whether the browser now holds more than the render's memory limit (read from /proc; false where it cannot). */
-  private overMemory(session: Session, job: RenderJob): boolean {
+  private overMemory(session: Session, glb: Buffer, job: RenderJob): boolean {
     const pid = session.server.process().pid;
     if (!job.maxMemoryMb || !pid) return false;
-    return (treeMemoryMb(pid) ?? 0) > job.maxMemoryMb;
+    const roomy = session.memoryMb !== null && session.memoryMb < job.maxMemoryMb / 2;
+    if (roomy && glb.byteLength < SMALL_MODEL_BYTES && Date.now() - session.memoryReadAt < MEMORY_CHECK_MS) return false;
+    session.memoryMb = treeMemoryMb(pid);
+    session.memoryReadAt = Date.now();
+    return (session.memoryMb ?? 0) > job.maxMemoryMb;
   }
 
   private async launch(job: RenderJob): Promise<Session> {
@@ -197,7 +213,7 @@ export class WarmRenderer {
     } catch (err) {
       throw new Error(`Chromium failed to launch (${job.chromiumPath}): ${(err as Error).message.split('\n')[0]}`);
     }
-    const session: Session = { chromiumPath: job.chromiumPath, server, browser: null!, page: null, glb: Buffer.alloc(0), pageErrors: [], renders: 0, dead: false };
+    const session: Session = { chromiumPath: job.chromiumPath, server, browser: null!, page: null, glb: Buffer.alloc(0), pageErrors: [], renders: 0, dead: false, memoryMb: null, memoryReadAt: 0 };
     // A crashed or killed browser is noticed here, and the next render launches another.
     server.process().once('exit', () => (session.dead = true));
     try {

@@ -124,6 +124,25 @@ describe(`jobs (${TEST_BACKEND})`, () => {
     }
   });
 
+  it.skipIf(TEST_BACKEND !== 'sqlite')('starts a job enqueued in its own process without waiting for the next poll', async () => {
+    const name = uniqueName('wake');
+    const runs: string[] = [];
+    // The first poll (at start) finds nothing; the next would be ten minutes later.
+    const q = queue({ PLINTH_JOB_POLL_MS: '600000' });
+    await q.open();
+    q.register(name, async (job) => void runs.push(job.id));
+    await q.start();
+    await sleep(200);
+    const id = await database.db.transaction().execute(async (trx) => {
+      const enqueued = await q.enqueue(trx, name, {});
+      // The wake-up comes before the commit: the claim waits for it on the one connection.
+      await sleep(100);
+      return enqueued;
+    });
+    await waitFor('the job to run', () => runs.includes(id));
+    expect((await stored(id))?.state).toBe('completed');
+  });
+
   it('never runs a job whose transaction rolled back', async () => {
     const name = uniqueName('rollback');
     const runs: string[] = [];

@@ -49,6 +49,8 @@ export class LocalJobQueue implements JobQueue, HeartbeatQueue {
   private readonly closeTimeoutMs: number;
   private timer: NodeJS.Timeout | null = null;
   private polling: Promise<void> | null = null;
+  /** a wake-up came while a poll ran: poll again as soon as it ends */
+  private wanted = false;
   private started = false;
   private stopping = false;
   private lastPrune = 0;
@@ -91,6 +93,9 @@ export class LocalJobQueue implements JobQueue, HeartbeatQueue {
         updated_at: iso(now),
       })
       .execute();
+    // Enqueued in this process (the embedded worker): look for it now rather than at the next poll. The claim
+    // queues on the one SQLite connection behind the caller's transaction, so it finds the job once committed.
+    if (delaySeconds === 0 && this.handlers.has(name)) setImmediate(() => this.wake());
     return id;
   }
 
@@ -186,16 +191,24 @@ export class LocalJobQueue implements JobQueue, HeartbeatQueue {
     if (this.stopping) return;
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.wanted = false;
       this.polling = this.poll().finally(() => {
         this.polling = null;
-        this.schedule(this.config.jobs.pollMs);
+        this.schedule(this.wanted ? 0 : this.config.jobs.pollMs);
       });
     }, delayMs);
   }
 
-  /** A finished job frees a slot; look for more work now instead of waiting out the poll interval. */
+  /**
+   * A finished job frees a slot, a new job may be waiting: look for work now instead of waiting out the poll
+   * interval. During a poll, the next one follows it at once (this one may have looked before the change).
+   */
   private wake(): void {
-    if (this.stopping || !this.timer) return;
+    if (this.stopping || !this.started) return;
+    if (!this.timer) {
+      this.wanted = true;
+      return;
+    }
     clearTimeout(this.timer);
     this.schedule(0);
   }

@@ -199,8 +199,9 @@ export class PgBossJobQueue implements JobQueue, HeartbeatQueue {
   private ensureQueue(name: string): Promise<void> {
     let created = this.queues.get(name);
     if (!created) {
-      // Chained: concurrent createQueue calls deadlock inside PostgreSQL.
-      created = this.creating.then(() => this.boss.createQueue(name)).catch((err: unknown) => {
+      // Chained: concurrent createQueue calls deadlock inside PostgreSQL. Another process creating queues at the
+      // same moment (two workers starting together) can still deadlock with this one: the loser tries again.
+      created = this.creating.then(() => retryOnDeadlock(() => this.boss.createQueue(name))).catch((err: unknown) => {
         this.queues.delete(name);
         throw err;
       });
@@ -274,6 +275,24 @@ export class PgBossJobQueue implements JobQueue, HeartbeatQueue {
       );
     } catch (err) {
       this.logger.warn({ err, job: entry.id }, 'job heartbeat failed');
+    }
+  }
+}
+
+const DEADLOCK_ATTEMPTS = 5;
+
+/**
+ * Runs `work` again when PostgreSQL ended it as a deadlock victim (SQLSTATE 40P01: its transaction was rolled back,
+ * so nothing is half done), after a short, growing, jittered pause; any other error, or a deadlock on the last
+ * attempt, is thrown. For idempotent work only (pg-boss's createQueue does nothing for a queue that exists).
+ */
+export async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = DEADLOCK_ATTEMPTS): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      if ((err as { code?: unknown })?.code !== '40P01' || attempt >= attempts) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt + Math.random() * 100));
     }
   }
 }
