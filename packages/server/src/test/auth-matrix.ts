@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
-import { bearer, createTestApp, type TestApp } from './app.js';
+import { bearer, createTestApp, sessionCookie, type TestApp } from './app.js';
 
 export interface MatrixContext {
   t: TestApp;
@@ -28,7 +28,8 @@ export interface MatrixEndpoint {
 
 /**
  * The security cases every endpoint must pass: no key, bad key, revoked key (401); publishable key
- * and wrong scope (403); another organization's id (404, same shape as an unknown id).
+ * and wrong scope (403); another organization's id (404, same shape as an unknown id), asked with a key
+ * and with a session of an owner of the other organization.
  */
 export function authMatrix(area: string, endpoints: MatrixEndpoint[]) {
   describe(`${area}: auth matrix`, () => {
@@ -39,11 +40,15 @@ export function authMatrix(area: string, endpoints: MatrixEndpoint[]) {
     let productsOnly: string;
     let narrow: string;
     let publishable: string;
+    /** the session cookie of organization B's owner, who is no member of A */
+    let sessionB: string;
 
     beforeAll(async () => {
       const t = await createTestApp();
       const keyA = t.org.secret_key;
-      const b = await t.bootstrap();
+      const ownerB = { email: `matrix-owner-${Date.now()}@example.test`, password: 'owner b password' };
+      const b = await t.bootstrap(ownerB);
+      sessionB = await sessionCookie(t.app, ownerB.email, ownerB.password);
       ctx = { t, keyA, orgA: t.org.org_id, ids: {} };
       for (const e of endpoints) {
         if (e.setup) Object.assign(ctx.ids, await e.setup(t, keyA, t.org.org_id));
@@ -106,6 +111,11 @@ export function authMatrix(area: string, endpoints: MatrixEndpoint[]) {
             const strip = (b: any) => ({ ...b.error, request_id: undefined, message: undefined });
             expect(strip(other.json())).toEqual(strip(unknown.json()));
             expect(Object.keys(other.json().error).sort()).toEqual(Object.keys(unknown.json().error).sort());
+          });
+          it("another organization's session on this organization's id: 404", async () => {
+            const req = e.request(ctx);
+            const res = await ctx.t.app.inject({ ...req, headers: { ...(req.headers as object), cookie: sessionB } });
+            expectError(res, 404, 'not_found');
           });
         }
       });
