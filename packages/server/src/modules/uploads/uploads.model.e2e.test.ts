@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { waitFor } from '../../test/fixture-server.js';
 import { registerJobHandlers } from '../../worker.js';
-import { boxGlb } from './uploads.fixtures.test-support.js';
+import { boxGlb } from '../../test/upload-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
