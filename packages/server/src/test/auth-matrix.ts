@@ -127,3 +127,21 @@ export function authMatrix(area: string, endpoints: MatrixEndpoint[]) {
 function mergeAuth(req: InjectOptions, key: string): InjectOptions {
   return { ...req, headers: { ...(req.headers as object), ...bearer(key) } };
 }
+
+/**
+ * The three requests of a route naming one resource: organization A's (its setup's ids[idKey]), B's, and an
+ * unknown id. `url` builds the path from the id.
+ */
+export function byId(
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: (id: string) => string,
+  opts: { idKey: string; unknown: string; setup: NonNullable<MatrixEndpoint['setup']>; payload?: object },
+): Pick<MatrixEndpoint, 'setup' | 'request' | 'otherOrg' | 'unknownId'> {
+  const at = (id: string): InjectOptions => ({ method, url: url(id), ...(opts.payload && { payload: opts.payload }) });
+  return {
+    setup: opts.setup,
+    request: (c) => at(c.ids[opts.idKey]),
+    otherOrg: (c) => at(c.idsB[opts.idKey]),
+    unknownId: () => at(opts.unknown),
+  };
+}

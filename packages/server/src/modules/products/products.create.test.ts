@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { quoteAndCommit } from '../../test/products.js';
-import { snapshot as takeSnapshot } from '../../test/snapshot.js';
+import { snapshot as takeSnapshot } from '../../test/checks.js';
 import { signQuote } from '../quotes/quote-token.js';
 
 let t: TestApp;

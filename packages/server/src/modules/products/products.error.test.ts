@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { seedProduct } from '../../test/products.js';
-import { expectEnvelope, snapshot } from '../../test/snapshot.js';
+import { expectEnvelope, snapshot } from '../../test/checks.js';
 
 let t: TestApp;
 beforeAll(async () => {

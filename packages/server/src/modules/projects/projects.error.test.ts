@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, sessionCookie, type TestApp } from '../../test/app.js';
-import { expectEnvelope, snapshot } from '../../test/snapshot.js';
+import { expectEnvelope, snapshot } from '../../test/checks.js';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,33 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, sessionCookie, type TestApp } from '../../test/app.js';
-import { authMatrix } from '../../test/auth-matrix.js';
-import { expectEnvelope } from '../../test/snapshot.js';
+import { authMatrix, byId } from '../../test/auth-matrix.js';
+import { expectEnvelope } from '../../test/checks.js';
 
 const unknown = 'proj_00000000000000000000000000';
-const project = async (_t: TestApp, _key: string, orgId: string) => {
-  const row = await _t.deps.database.db.selectFrom('projects').select('id').where('org_id', '=', orgId).executeTakeFirstOrThrow();
+const project = async (t: TestApp, _key: string, orgId: string) => {
+  const row = await t.deps.database.db.selectFrom('projects').select('id').where('org_id', '=', orgId).executeTakeFirstOrThrow();
   return { projectId: row.id };
 };
 
 authMatrix('projects', [
   { name: 'GET /v1/projects', scope: null, request: () => ({ method: 'GET', url: '/v1/projects' }) },
   { name: 'POST /v1/projects', scope: null, request: () => ({ method: 'POST', url: '/v1/projects', payload: { name: 'matrix' } }) },
-  {
-    name: 'GET /v1/projects/:id',
-    scope: null,
-    setup: project,
-    request: (c) => ({ method: 'GET', url: `/v1/projects/${c.ids.projectId}` }),
-    otherOrg: (c) => ({ method: 'GET', url: `/v1/projects/${c.idsB.projectId}` }),
-    unknownId: () => ({ method: 'GET', url: `/v1/projects/${unknown}` }),
-  },
-  {
-    name: 'PATCH /v1/projects/:id',
-    scope: null,
-    setup: project,
-    request: (c) => ({ method: 'PATCH', url: `/v1/projects/${c.ids.projectId}`, payload: { name: 'renamed' } }),
-    otherOrg: (c) => ({ method: 'PATCH', url: `/v1/projects/${c.idsB.projectId}`, payload: { name: 'renamed' } }),
-    unknownId: () => ({ method: 'PATCH', url: `/v1/projects/${unknown}`, payload: { name: 'renamed' } }),
-  },
+  { name: 'GET /v1/projects/:id', scope: null, ...byId('GET', (id) => `/v1/projects/${id}`, { idKey: 'projectId', unknown, setup: project }) },
+  { name: 'PATCH /v1/projects/:id', scope: null, ...byId('PATCH', (id) => `/v1/projects/${id}`, { idKey: 'projectId', unknown, setup: project, payload: { name: 'renamed' } }) },
 ]);
 
 describe('projects: roles', () => {
