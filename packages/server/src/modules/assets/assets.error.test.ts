@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createTestApp, type TestApp } from '../../test/app.js';
+import { createTestApp, send, type TestApp } from '../../test/app.js';
 import { expectEnvelope, snapshot } from '../../test/checks.js';
 import { seedImages, seedProduct } from '../../test/products.js';
 
@@ -9,8 +9,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
-  t.app.inject({ method, url, headers: bearer(t.org.secret_key), ...(payload && { payload }) });
+const call = (method: Parameters<typeof send>[1], url: string, payload?: object) => send(t, method, url, payload);
 const read = async (id: string) => (await call('GET', `/v1/products/${id}`)).json();
 const unknown = 'prod_00000000000000000000000000';
 

@@ -1,20 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createTestApp, type TestApp } from '../../test/app.js';
+import { bearer, send, type TestApp } from '../../test/app.js';
 import { waitFor } from '../../test/fixture-server.js';
 import { seedImages, seedProduct } from '../../test/products.js';
 import { boxGlb } from '../../test/upload-fixtures.js';
-import { registerJobHandlers } from '../../worker.js';
+import { createWorkingTestApp } from '../../test/worker.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
-  registerJobHandlers(t.deps);
-  await t.deps.jobs.start();
+  t = await createWorkingTestApp();
 });
 afterAll(async () => t?.close());
 
-const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
-  t.app.inject({ method, url, headers: bearer(t.org.secret_key), ...(payload && { payload }) });
+const call = (method: Parameters<typeof send>[1], url: string, payload?: object) => send(t, method, url, payload);
 
 describe('image settings and position', () => {
   it('PATCH image settings and moves an image, keeping positions dense', async () => {

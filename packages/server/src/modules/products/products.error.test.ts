@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createTestApp, type TestApp } from '../../test/app.js';
+import { bearer, createTestApp, send, type TestApp } from '../../test/app.js';
 import { seedProduct } from '../../test/products.js';
 import { expectEnvelope, snapshot } from '../../test/checks.js';
 
@@ -9,8 +9,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
-  t.app.inject({ method, url, headers: bearer(t.org.secret_key), ...(payload && { payload }) });
+const call = (method: Parameters<typeof send>[1], url: string, payload?: object) => send(t, method, url, payload);
 const unknown = 'prod_00000000000000000000000000';
 
 describe('products: bad input is the envelope with its code, and changes nothing', () => {

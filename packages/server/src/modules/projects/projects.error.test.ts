@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createTestApp, sessionCookie, type TestApp } from '../../test/app.js';
+import { createTestApp, send, sessionCookie, type TestApp } from '../../test/app.js';
 import { expectEnvelope, snapshot } from '../../test/checks.js';
 
 let t: TestApp;
@@ -8,8 +8,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const call = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>
-  t.app.inject({ method, url, headers: bearer(t.org.secret_key), ...(payload && { payload }) });
+const call = (method: Parameters<typeof send>[1], url: string, payload?: object) => send(t, method, url, payload);
 const current = async () => (await call('GET', `/v1/projects/${t.org.project_id}`)).json();
 
 describe('projects: bad input', () => {
