@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createTestApp, type TestApp } from '../../test/app.js';
+import { createTestApp, type TestApp } from '../../test/app.js';
 import { expectEnvelope } from '../../test/checks.js';
+import { embedRead, SHOP } from '../../test/embed.js';
 import { seedProduct } from '../../test/products.js';
 
 let t: TestApp;
@@ -9,9 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const SHOP = 'https://shop.example';
-const embed = (id: string, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'GET', url: `/embed/products/${id}`, headers: { ...bearer(t.org.publishable_key), origin: SHOP, ...headers } });
+const embed = (id: string, headers: Record<string, string> = {}) => embedRead(t, id, headers);
 
 describe('embed: what is not there is the envelope, readable by the element', () => {
   it('an unknown product, a draft, or a model not ready is 404 with CORS for the shop', async () => {

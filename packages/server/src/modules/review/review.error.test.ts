@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { expectEnvelope } from '../../test/checks.js';
-import { seedImages, seedProduct } from '../../test/products.js';
+import { seedProduct, seedProductWithImages } from '../../test/products.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -13,10 +13,7 @@ const flush = (id: string, payload: object) =>
   t.app.inject({ method: 'POST', url: `/v1/products/${id}/review`, headers: bearer(t.org.secret_key), payload });
 const read = async (id: string) => (await t.app.inject({ method: 'GET', url: `/v1/products/${id}`, headers: bearer(t.org.secret_key) })).json();
 
-async function productWithImages(n = 3, opts: Parameters<typeof seedProduct>[2] = {}) {
-  const id = await seedProduct(t, t.org.org_id, opts);
-  return { id, images: await seedImages(t, id, t.org.org_id, n) };
-}
+const productWithImages = (n = 3, opts: Parameters<typeof seedProduct>[2] = {}) => seedProductWithImages(t, t.org.org_id, n, opts);
 
 describe('review flush: refusals change nothing', () => {
   it('a batch with one invalid image id changes nothing and names the item', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
-import { seedImages, seedProduct } from '../../test/products.js';
+import { seedProduct, seedProductWithImages } from '../../test/products.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -11,10 +11,7 @@ afterAll(async () => t?.close());
 const flush = (id: string, payload: object) =>
   t.app.inject({ method: 'POST', url: `/v1/products/${id}/review`, headers: bearer(t.org.secret_key), payload });
 
-async function productWithImages(n = 3, opts: Parameters<typeof seedProduct>[2] = {}) {
-  const id = await seedProduct(t, t.org.org_id, opts);
-  return { id, images: await seedImages(t, id, t.org.org_id, n) };
-}
+const productWithImages = (n = 3, opts: Parameters<typeof seedProduct>[2] = {}) => seedProductWithImages(t, t.org.org_id, n, opts);
 
 describe('review flush', () => {
   it('decides the model and publishes in one call', async () => {
