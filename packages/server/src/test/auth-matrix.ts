@@ -19,6 +19,8 @@ export interface MatrixEndpoint {
   scope: string | null;
   /** true for the two routes a publishable key may call */
   publishable?: boolean;
+  /** false for the routes that take no dashboard session */
+  session?: false;
   /** for routes with an id: the same request naming organization B's resource, and an unknown id */
   otherOrg?(ctx: MatrixContext & { idsB: Record<string, string> }): InjectOptions;
   unknownId?(ctx: MatrixContext): InjectOptions;
@@ -112,10 +114,12 @@ export function authMatrix(area: string, endpoints: MatrixEndpoint[]) {
             expect(strip(other.json())).toEqual(strip(unknown.json()));
             expect(Object.keys(other.json().error).sort()).toEqual(Object.keys(unknown.json().error).sort());
           });
-          it("another organization's session on this organization's id: 404", async () => {
-            const req = e.request(ctx);
+          // The same request from the other side: B's owner, signed in, names A's resource.
+          it(e.session === false ? 'a session is not accepted here: 401' : "another organization's session naming this organization's id: 404", async () => {
+            const req = e.otherOrg!({ ...ctx, idsB: ctx.ids });
             const res = await ctx.t.app.inject({ ...req, headers: { ...(req.headers as object), cookie: sessionB } });
-            expectError(res, 404, 'not_found');
+            if (e.session === false) expectError(res, 401, 'unauthenticated');
+            else expectError(res, 404, 'not_found');
           });
         }
       });

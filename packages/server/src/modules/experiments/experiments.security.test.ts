@@ -45,6 +45,7 @@ authMatrix('experiments', [
   {
     name: 'POST /v1/conversions',
     scope: 'beacon:write',
+    session: false,
     request: () => ({ method: 'POST', url: '/v1/conversions', payload: { viewer_id: 'v', name: 'purchase' } }),
     otherOrg: (c) => ({ method: 'POST', url: '/v1/conversions', payload: { viewer_id: 'v', name: 'purchase', org_id: c.idsB.orgId } }),
     unknownId: () => ({ method: 'POST', url: '/v1/conversions', payload: { viewer_id: 'v', name: 'purchase', org_id: unknownOrg } }),
