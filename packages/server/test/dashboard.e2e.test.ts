@@ -7,8 +7,8 @@ import { chromium, type Browser, type BrowserContext, type Locator, type Page } 
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { DASHBOARD_DIR } from '../src/modules/dashboard-web/dashboard-web.routes.js';
-import { boxGlb } from '../src/modules/uploads/uploads.fixtures.test-support.js';
-import { startReceiver, type Receiver } from '../src/modules/webhooks/webhooks.receiver.test-support.js';
+import { boxGlb } from '../src/test/upload-fixtures.js';
+import { startReceiver, type Receiver } from '../src/test/webhook-receiver.js';
 import { bearer, createTestApp, type TestApp } from '../src/test/app.js';
 import { waitFor } from '../src/test/fixture-server.js';
 import { productPhoto } from '../src/test/images.js';

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReceiver, waitFor, type Receiver } from '../src/modules/webhooks/webhooks.receiver.test-support.js';
+import { startReceiver, type Receiver } from '../src/test/webhook-receiver.js';
+import { waitFor } from '../src/test/wait.js';
 import { TEST_BACKEND } from '../src/test/env.js';
 import { ensureBuilt, freePort, freshEnv, spawnCli, startServe, tearDown } from './cli-harness.js';
 

@@ -65,3 +65,8 @@ export async function sessionCookie(app: FastifyInstance, email: string, passwor
   const cookie = res.cookies.find((c) => c.name === 'plinth_session');
   return `plinth_session=${cookie!.value}`;
 }
+
+/** One JSON request with a key (the first organization's secret key unless given). */
+export function send(t: TestApp, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object, key = t.org.secret_key) {
+  return t.app.inject({ method, url, headers: bearer(key), ...(payload && { payload }) });
+}

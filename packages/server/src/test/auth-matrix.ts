@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InjectOptions } from 'fastify';
-import { bearer, createTestApp, type TestApp } from './app.js';
+import { bearer, createTestApp, sessionCookie, type TestApp } from './app.js';
 
 export interface MatrixContext {
   t: TestApp;
@@ -19,6 +19,8 @@ export interface MatrixEndpoint {
   scope: string | null;
   /** true for the two routes a publishable key may call */
   publishable?: boolean;
+  /** false for the routes that take no dashboard session */
+  session?: false;
   /** for routes with an id: the same request naming organization B's resource, and an unknown id */
   otherOrg?(ctx: MatrixContext & { idsB: Record<string, string> }): InjectOptions;
   unknownId?(ctx: MatrixContext): InjectOptions;
@@ -28,7 +30,8 @@ export interface MatrixEndpoint {
 
 /**
  * The security cases every endpoint must pass: no key, bad key, revoked key (401); publishable key
- * and wrong scope (403); another organization's id (404, same shape as an unknown id).
+ * and wrong scope (403); another organization's id (404, same shape as an unknown id), asked with a key
+ * and with a session of an owner of the other organization.
  */
 export function authMatrix(area: string, endpoints: MatrixEndpoint[]) {
   describe(`${area}: auth matrix`, () => {
@@ -39,11 +42,15 @@ export function authMatrix(area: string, endpoints: MatrixEndpoint[]) {
     let productsOnly: string;
     let narrow: string;
     let publishable: string;
+    /** the session cookie of organization B's owner, who is no member of A */
+    let sessionB: string;
 
     beforeAll(async () => {
       const t = await createTestApp();
       const keyA = t.org.secret_key;
-      const b = await t.bootstrap();
+      const ownerB = { email: `matrix-owner-${Date.now()}@example.test`, password: 'owner b password' };
+      const b = await t.bootstrap(ownerB);
+      sessionB = await sessionCookie(t.app, ownerB.email, ownerB.password);
       ctx = { t, keyA, orgA: t.org.org_id, ids: {} };
       for (const e of endpoints) {
         if (e.setup) Object.assign(ctx.ids, await e.setup(t, keyA, t.org.org_id));
@@ -107,6 +114,13 @@ export function authMatrix(area: string, endpoints: MatrixEndpoint[]) {
             expect(strip(other.json())).toEqual(strip(unknown.json()));
             expect(Object.keys(other.json().error).sort()).toEqual(Object.keys(unknown.json().error).sort());
           });
+          // The same request from the other side: B's owner, signed in, names A's resource.
+          it(e.session === false ? 'a session is not accepted here: 401' : "another organization's session naming this organization's id: 404", async () => {
+            const req = e.otherOrg!({ ...ctx, idsB: ctx.ids });
+            const res = await ctx.t.app.inject({ ...req, headers: { ...(req.headers as object), cookie: sessionB } });
+            if (e.session === false) expectError(res, 401, 'unauthenticated');
+            else expectError(res, 404, 'not_found');
+          });
         }
       });
     }
@@ -116,4 +130,22 @@ export function authMatrix(area: string, endpoints: MatrixEndpoint[]) {
 
 function mergeAuth(req: InjectOptions, key: string): InjectOptions {
   return { ...req, headers: { ...(req.headers as object), ...bearer(key) } };
+}
+
+/**
+ * The three requests of a route naming one resource: organization A's (its setup's ids[idKey]), B's, and an
+ * unknown id. `url` builds the path from the id.
+ */
+export function byId(
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: (id: string) => string,
+  opts: { idKey: string; unknown: string; setup: NonNullable<MatrixEndpoint['setup']>; payload?: object },
+): Pick<MatrixEndpoint, 'setup' | 'request' | 'otherOrg' | 'unknownId'> {
+  const at = (id: string): InjectOptions => ({ method, url: url(id), ...(opts.payload && { payload: opts.payload }) });
+  return {
+    setup: opts.setup,
+    request: (c) => at(c.ids[opts.idKey]),
+    otherOrg: (c) => at(c.idsB[opts.idKey]),
+    unknownId: () => at(opts.unknown),
+  };
 }

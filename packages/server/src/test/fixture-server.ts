@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitFor as waitUntil } from './wait.js';
 
 export interface FixtureServer {
   url(path: string): string;
@@ -33,12 +34,7 @@ export async function startFixtureServer(): Promise<FixtureServer> {
   };
 }
 
-export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** waitFor with the check first: polls every 100 ms, for up to a minute by default. */
+export function waitFor<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, what = 'condition'): Promise<NonNullable<T>> {
+  return waitUntil(what, fn, timeoutMs, 100) as Promise<NonNullable<T>>;
 }

@@ -94,3 +94,9 @@ export async function seedImages(t: TestApp, productId: string, orgId: string, c
     .execute();
   return ids;
 }
+
+/** A seeded product with `count` image rows: for review and asset tests. */
+export async function seedProductWithImages(t: TestApp, orgId: string, count: number, opts: Parameters<typeof seedProduct>[2] = {}) {
+  const id = await seedProduct(t, orgId, opts);
+  return { id, images: await seedImages(t, id, orgId, count) };
+}

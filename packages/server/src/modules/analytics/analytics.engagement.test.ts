@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../test/app.js';
 import { seedProduct } from '../../test/products.js';
-import { beaconOf, fromShop, post, routedOnly, serve, type Served } from './beacon-lane.test-support.js';
+import { beaconOf, fromShop, post, routedOnly, serve, type Served } from '../../test/beacon-lane.js';
 import { deviceOf } from './beacon.service.js';
 
 /** Section 18's events, through the lane and the router alike, and the usage splits they feed. */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../platform/ratelimit/index.js';
-import { serve, post, fromShop, routedOnly, json, stable, view, events, beaconOf, totals, type Served, type Answer } from './beacon-lane.test-support.js';
+import { serve, post, fromShop, routedOnly, json, stable, view, events, beaconOf, totals, type Served, type Answer } from '../../test/beacon-lane.js';
 
 /** The beacon's lane with token buckets: one token per beacon, as through the router, and the 429 left to it. */
 describe('the beacon lane with rate limits on', { timeout: 30_000 }, () => {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../test/app.js';
-import { serve, origin, JSON_TYPE, BODY_LIMIT, post, fromShop, routedOnly, json, errorOf, stable, view, events, beaconOf, totals, countsOf, warm, type Served, type Answer } from './beacon-lane.test-support.js';
+import { serve, origin, JSON_TYPE, BODY_LIMIT, post, fromShop, routedOnly, json, errorOf, stable, view, events, beaconOf, totals, countsOf, warm, type Served, type Answer } from '../../test/beacon-lane.js';
 
 /**
  * The beacon's lane (beacon-lane.ts) over a real connection (app.inject never reaches it): parity with the

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
+import { embedRead, SHOP } from '../../test/embed.js';
 import { seedProduct } from '../../test/products.js';
 
 let t: TestApp;
@@ -8,9 +9,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-const SHOP = 'https://shop.example';
-const embed = (id: string, headers: Record<string, string> = {}) =>
-  t.app.inject({ method: 'GET', url: `/embed/products/${id}`, headers: { ...bearer(t.org.publishable_key), origin: SHOP, ...headers } });
+const embed = (id: string, headers: Record<string, string> = {}) => embedRead(t, id, headers);
 
 describe('GET /embed/products/{id}', () => {
   it('answers what the element needs, with viewer defaults filled in', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { seedProduct } from '../../test/products.js';
 import { relativeLift, twoProportionPValue, wilsonInterval } from './experiments.stats.js';
-import { SHOP, shopBeacon, startExperiment } from './experiments.test-support.js';
+import { SHOP, shopBeacon, startExperiment } from '../../test/experiments.js';
 
 describe('experiments', () => {
   let t: TestApp;

@@ -2,7 +2,7 @@ import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { authMatrix } from '../../test/auth-matrix.js';
 import { bearer, createTestApp, sessionCookie, type TestApp } from '../../test/app.js';
 import { seedProduct } from '../../test/products.js';
-import { SHOP, startExperiment } from './experiments.test-support.js';
+import { SHOP, startExperiment } from '../../test/experiments.js';
 
 const unknownExperiment = 'expt_00000000000000000000000000';
 const unknownOrg = 'org_00000000000000000000000000';
@@ -45,6 +45,7 @@ authMatrix('experiments', [
   {
     name: 'POST /v1/conversions',
     scope: 'beacon:write',
+    session: false,
     request: () => ({ method: 'POST', url: '/v1/conversions', payload: { viewer_id: 'v', name: 'purchase' } }),
     otherOrg: (c) => ({ method: 'POST', url: '/v1/conversions', payload: { viewer_id: 'v', name: 'purchase', org_id: c.idsB.orgId } }),
     unknownId: () => ({ method: 'POST', url: '/v1/conversions', payload: { viewer_id: 'v', name: 'purchase', org_id: unknownOrg } }),

@@ -1,12 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { attachPhoto } from '../../test/images.js';
 import { seedProduct } from '../../test/products.js';
+import { openZip } from '../../test/zip.js';
 
 // Real product photos with reference masks (read-only, outside the repository).
 const PHOTOS = join(process.cwd(), '../shared/data/cutout/products');
@@ -14,14 +13,12 @@ const present = existsSync(PHOTOS);
 if (!present) console.log(`[plinth] export by channel skipped: ${PHOTOS} is absent`);
 
 let t: TestApp;
-let work: string;
 let productId: string;
 const ids: Record<'boxes' | 'carton' | 'cropped', string> = { boxes: '', carton: '', cropped: '' };
 
 beforeAll(async () => {
   if (!present) return;
   t = await createTestApp({ PLINTH_EXPORT_SYNC_LIMIT: '24', PLINTH_SEGMENTER: 'classical' });
-  work = mkdtempSync(join(tmpdir(), 'plinth-channel-'));
   productId = await seedProduct(t, t.org.org_id, { customId: 'CHANNEL-1' });
   // Scaled down so that the cut-out is quick; still the real photos.
   const boxes = await sharp(join(PHOTOS, '0b042c603ed7f9ec8165a7544dd62624.png')).resize(800).jpeg({ quality: 92 }).toBuffer();
@@ -39,20 +36,9 @@ beforeAll(async () => {
   });
   expect(review.statusCode).toBe(200);
 }, 120_000);
-afterAll(async () => {
-  await t?.close();
-  if (work) rmSync(work, { recursive: true, force: true });
-});
+afterAll(async () => t?.close());
 
 const get = (url: string) => t.app.inject({ method: 'GET', url, headers: bearer(t.org.secret_key) });
-
-function unzip(zip: Buffer) {
-  const file = join(work, `${Math.random().toString(36).slice(2)}.zip`);
-  writeFileSync(file, zip);
-  const read = (name: string) => execFileSync('unzip', ['-p', file, name], { maxBuffer: 64 * 1024 * 1024 });
-  const names = execFileSync('unzip', ['-Z1', file], { encoding: 'utf8' }).trim().split('\n');
-  return { names, read, manifest: JSON.parse(read('manifest.json').toString('utf8')) };
-}
 
 interface Entry {
   path: string;
@@ -91,7 +77,7 @@ describe.runIf(present)('export by channel', { timeout: 120_000 }, () => {
   it('preset=amazon_main: 2000² JPEGs with a pure white outer band and a product filling 0.85-0.90; the cropped photo fails not_cropped', async () => {
     const res = await get(`/v1/products/export?ids=${productId}&preset=amazon_main`);
     expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
-    const zip = unzip(res.rawPayload);
+    const zip = openZip(res.rawPayload);
     expect(zip.manifest).toMatchObject({ preset: 'amazon_main', strict: false });
     const entries = new Map((zip.manifest.entries as Entry[]).map((e) => [e.image_id, e]));
     expect(entries.size).toBe(3);
@@ -115,7 +101,7 @@ describe.runIf(present)('export by channel', { timeout: 120_000 }, () => {
   });
 
   it('strict=true leaves the failing image out with reason non_compliant', async () => {
-    const zip = unzip((await get(`/v1/products/export?ids=${productId}&preset=amazon_main&strict=true`)).rawPayload);
+    const zip = openZip((await get(`/v1/products/export?ids=${productId}&preset=amazon_main&strict=true`)).rawPayload);
     expect((zip.manifest.entries as Entry[]).map((e) => e.image_id).sort()).toEqual([ids.boxes, ids.carton].sort());
     expect(zip.names.some((n) => n.includes(ids.cropped))).toBe(false);
     expect(zip.manifest.skipped).toEqual([{ product_id: productId, image_id: ids.cropped, reason: 'non_compliant', image_review_status: 'pending' }]);
@@ -128,13 +114,13 @@ describe.runIf(present)('export by channel', { timeout: 120_000 }, () => {
     const image = await attachPhoto(t, id, await sharp(join(PHOTOS, '0b042c603ed7f9ec8165a7544dd62624.png')).resize(760).jpeg({ quality: 92 }).toBuffer());
     const patch = await t.app.inject({ method: 'POST', url: `/v1/products/${id}/review`, headers: bearer(t.org.secret_key), payload: { images: [{ image_id: image, settings: { fill: 0.7 } }] } });
     expect(patch.statusCode).toBe(200);
-    const zip = unzip((await get(`/v1/products/export?ids=${id}&preset=amazon_main`)).rawPayload);
+    const zip = openZip((await get(`/v1/products/export?ids=${id}&preset=amazon_main`)).rawPayload);
     expect(zip.manifest.non_compliant).toEqual([expect.objectContaining({ image_id: image, failed: ['fill'] })]);
     const fill = (zip.manifest.entries[0] as Entry).compliance.checks.find((c) => c.code === 'fill') as unknown as { measured: number; required: unknown };
     expect(fill.measured).toBeCloseTo(0.7, 2);
     expect(fill.required).toEqual({ min: 0.85, max: 1 });
 
-    const plain = unzip((await get(`/v1/products/export?ids=${id}`)).rawPayload);
+    const plain = openZip((await get(`/v1/products/export?ids=${id}`)).rawPayload);
     const entry = plain.manifest.entries[0] as Entry;
     expect(entry.compliance).toMatchObject({ preset: null, passed: true });
     expect(entry.compliance.checks.map((c) => c.code)).toEqual(['not_cropped', 'cutout']);

@@ -3,7 +3,7 @@ import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { authMatrix } from '../../test/auth-matrix.js';
 import { attachRealImages } from '../../test/images.js';
 import { seedProduct } from '../../test/products.js';
-import { png } from '../uploads/uploads.fixtures.test-support.js';
+import { png } from '../../test/upload-fixtures.js';
 
 const pathOf = (url: string) => new URL(url).pathname;
 

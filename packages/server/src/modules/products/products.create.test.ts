@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { quoteAndCommit } from '../../test/products.js';
+import { snapshot as takeSnapshot } from '../../test/checks.js';
 import { signQuote } from '../quotes/quote-token.js';
 
 let t: TestApp;
@@ -11,18 +12,7 @@ afterAll(async () => t?.close());
 
 const post = (payload: object, key = t.org.secret_key) => t.app.inject({ method: 'POST', url: '/v1/products', headers: bearer(key), payload });
 
-async function snapshot() {
-  const db = t.deps.database.db;
-  const tables = ['products', 'images', 'product_tags', 'jobs', 'events', 'quote_uses', 'credit_ledger', 'uploads'] as const;
-  const counts: Record<string, number> = {};
-  for (const table of tables) {
-    const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    counts[table] = Number(row.n);
-  }
-  const org = await db.selectFrom('organizations').select('credit_balance').where('id', '=', t.org.org_id).executeTakeFirstOrThrow();
-  const files = await t.deps.storage.list('orgs/');
-  return { counts, balance: org.credit_balance, files: files.sort() };
-}
+const snapshot = () => takeSnapshot(t);
 
 const body = { image_urls: ['https://images.example/a.jpg', 'https://images.example/b.jpg'], title: 'Chair', tags: ['chairs', 'oak'] };
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
-import { boxGlb, brokenGlb, externalBufferGlb, fakePng, multipartBody, png } from './uploads.fixtures.test-support.js';
+import { boxGlb, brokenGlb, externalBufferGlb, fakePng, multipartBody, png } from '../../test/upload-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {

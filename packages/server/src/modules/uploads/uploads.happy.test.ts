@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, sessionCookie, type TestApp } from '../../test/app.js';
-import { boxGlb, jpeg, multipartBody, png } from './uploads.fixtures.test-support.js';
+import { boxGlb, jpeg, multipartBody, png } from '../../test/upload-fixtures.js';
 import { sweepUploads } from './uploads.cleanup.js';
 
 let t: TestApp;
@@ -101,7 +101,7 @@ describe('uploads', () => {
 
 describe('uploads of a deleted product', () => {
   it('stop being kept: after the retention period the sweep deletes them', async () => {
-    const glb = (await upload(await (await import('./uploads.fixtures.test-support.js')).boxGlb(), 'model/gltf-binary')).json();
+    const glb = (await upload(await (await import('../../test/upload-fixtures.js')).boxGlb(), 'model/gltf-binary')).json();
     const created = await t.app.inject({ method: 'POST', url: '/v1/products', headers: bearer(t.org.secret_key), payload: { model_path: glb.path } });
     expect(created.statusCode, created.body).toBe(202);
     offsetMs = (t.config.uploadRetentionSeconds + 60) * 1000;

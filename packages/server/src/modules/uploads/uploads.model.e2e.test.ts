@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createTestApp, type TestApp } from '../../test/app.js';
+import { bearer, type TestApp } from '../../test/app.js';
 import { waitFor } from '../../test/fixture-server.js';
-import { registerJobHandlers } from '../../worker.js';
-import { boxGlb } from './uploads.fixtures.test-support.js';
+import { createWorkingTestApp } from '../../test/worker.js';
+import { boxGlb } from '../../test/upload-fixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
-  registerJobHandlers(t.deps);
-  await t.deps.jobs.start();
+  t = await createWorkingTestApp();
 });
 afterAll(async () => t?.close());
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import type { BootstrapResult } from '../orgs/orgs.service.js';
-import { boxGlb, png } from './uploads.fixtures.test-support.js';
+import { boxGlb, png } from '../../test/upload-fixtures.js';
 
 let t: TestApp;
 let a: BootstrapResult;

@@ -3,7 +3,8 @@ import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { TEST_BACKEND } from '../../test/env.js';
 import { emitEvent } from '../events/events.js';
 import { registerWebhookJobs } from './webhooks.jobs.js';
-import { startReceiver, waitFor, type Receiver } from './webhooks.receiver.test-support.js';
+import { startReceiver, type Receiver } from '../../test/webhook-receiver.js';
+import { waitFor } from '../../test/wait.js';
 import { RETRY_SCHEDULE_SECONDS } from './webhooks.types.js';
 
 // pg-boss polls every 500 ms at best, so on PostgreSQL the schedule is stretched to keep gaps measurable.

@@ -4,7 +4,8 @@ import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { seedProduct } from '../../test/products.js';
 import { emitEvent } from '../events/events.js';
 import { registerWebhookJobs } from './webhooks.jobs.js';
-import { startReceiver, waitFor, type Receiver } from './webhooks.receiver.test-support.js';
+import { startReceiver, type Receiver } from '../../test/webhook-receiver.js';
+import { waitFor } from '../../test/wait.js';
 
 let t: TestApp;
 let rx: Receiver;

@@ -6,7 +6,8 @@ import { authMatrix } from '../../test/auth-matrix.js';
 import { emitEvent } from '../events/events.js';
 import { dispatchPending } from './dispatch.service.js';
 import { registerWebhookJobs } from './webhooks.jobs.js';
-import { startReceiver, waitFor, type Receiver } from './webhooks.receiver.test-support.js';
+import { startReceiver, type Receiver } from '../../test/webhook-receiver.js';
+import { waitFor } from '../../test/wait.js';
 
 const unknownHook = 'wh_00000000000000000000000000';
 

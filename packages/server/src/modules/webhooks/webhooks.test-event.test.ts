@@ -2,7 +2,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { registerWebhookJobs } from './webhooks.jobs.js';
-import { startReceiver, waitFor, type Receiver } from './webhooks.receiver.test-support.js';
+import { startReceiver, type Receiver } from '../../test/webhook-receiver.js';
+import { waitFor } from '../../test/wait.js';
 
 let t: TestApp;
 let rx: Receiver;

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { bearer, type TestApp } from '../../test/app.js';
+import { bearer, type TestApp } from './app.js';
 
 export const SHOP = 'https://shop.example';
 

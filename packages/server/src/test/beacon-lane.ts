@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { expect, vi } from 'vitest';
-import type { Deps } from '../../deps.js';
-import { FrontDoor } from '../../http/front-door.js';
-import { bearer, createTestApp, type TestApp } from '../../test/app.js';
-import type { BootstrapResult } from '../orgs/orgs.service.js';
-import { BEACON_TYPES } from './analytics.types.js';
+import type { Deps } from '../deps.js';
+import { FrontDoor } from '../http/front-door.js';
+import { bearer, createTestApp, type TestApp } from './app.js';
+import type { BootstrapResult } from '../modules/orgs/orgs.service.js';
+import { BEACON_TYPES } from '../modules/analytics/analytics.types.js';
 
 /**
  * The beacon's lane (beacon-lane.ts) takes `POST /v1/beacon` before routing, so `app.inject()` never reaches
