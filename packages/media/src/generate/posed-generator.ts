@@ -128,7 +128,7 @@ export async function generatePosedHull(
   const cams = frame.cameras.filter((_, k) => carving(k));
   const heldOut = await heldOutAgreement({ views: masks, cams, box, floorY: floorY ?? undefined, centre });
   // A capture the held-out check already refuses spends no time on stereo: the gate below fails it either way.
-  const surface = options.stereo === false || heldOut.median < MIN_HELDOUT_IOU ? null : await stereoSurface(grid, views, cams, progress);
+  const surface = options.stereo === false || heldOut.median < MIN_HELDOUT_IOU ? null : await stereoSurface(grid, views, cams, floorY, progress);
   return finishHull(
     {
       grid: surface?.grid ?? grid,
@@ -162,10 +162,11 @@ async function stereoSurface(
   hull: ScalarGrid,
   views: readonly PreparedView[],
   cams: readonly PosedCamera[],
+  floorY: number | null,
   progress: Progress,
 ): Promise<{ grid: ScalarGrid | null; coverage: number }> {
   await progress(42, 'matching');
-  const stereo = await carveWithStereo(hull, views, cams, { onDepthMap: (done, total) => progress(42 + (23 * done) / total, 'matching') });
+  const stereo = await carveWithStereo(hull, views, cams, { floorY: floorY ?? undefined, onDepthMap: (done, total) => progress(42 + (23 * done) / total, 'matching') });
   await progress(65, 'meshing');
   const coverage = round3(stereoCoverage(marchingCubes(stereo.grid), stereo.grid, stereo.measured));
   return { grid: coverage >= MIN_STEREO_COVERAGE ? stereo.grid : null, coverage };

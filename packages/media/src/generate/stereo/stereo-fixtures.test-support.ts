@@ -250,9 +250,19 @@ export function visiblePoints(points: Float32Array, truth: TriangleMesh, cameras
   return Float32Array.from(kept);
 }
 
-/** Chamfer distance (mean of both directions' mean nearest distances) and F-score at `threshold`. */
-export function compareSurfaces(model: Float32Array, truth: Float32Array, threshold: number): { chamfer: number; fscore: number; precision: number; recall: number } {
-  const toTruth = nearestDistances(model, truth);
+/**
+ * Chamfer distance (mean of both directions' mean nearest distances) and F-score at `threshold`. With
+ * `wholeTruth`, the model's side (precision) is measured against that, the truth's side (recall) against
+ * `truth`: a model surface where the true surface is counts as right even where no photo saw it (the
+ * underside of a chair's seat, a mug's base on the table), while a surface no photo saw cannot be asked for.
+ */
+export function compareSurfaces(
+  model: Float32Array,
+  truth: Float32Array,
+  threshold: number,
+  wholeTruth: Float32Array = truth,
+): { chamfer: number; fscore: number; precision: number; recall: number } {
+  const toTruth = nearestDistances(model, wholeTruth);
   const toModel = nearestDistances(truth, model);
   const mean = (d: Float64Array) => d.reduce((s, v) => s + v, 0) / d.length;
   const share = (d: Float64Array) => d.filter((v) => v <= threshold).length / d.length;

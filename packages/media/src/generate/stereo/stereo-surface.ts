@@ -14,6 +14,8 @@ import { STEREO_MAX_SIDE, stereoViews, sweepTasks } from './stereo-views.js';
 export interface StereoOptions {
   threads?: number;
   maxSide?: number;
+  /** The table's height in the grid's frame, when known. */
+  floorY?: number;
   /** Called after each photo's depth map. */
   onDepthMap?: (done: number, total: number) => void | Promise<void>;
 }
@@ -55,7 +57,7 @@ export async function carveWithStereo(
       if (depths[k][i] > 0) kept++;
     }
   }
-  const { grid, measured } = fuseDepths(hull, stereo, depths);
+  const { grid, measured } = fuseDepths(hull, stereo, depths, { hullNear: tasks.map((t) => t.near), floorY: opts.floorY });
   return { grid, measured, depthShare: product ? kept / product : 0, seconds: { matching: (matched - started) / 1000, fusing: (Date.now() - matched) / 1000 } };
 }
 

@@ -7,7 +7,8 @@ import { compareSurfaces, samplePoints, visiblePoints, type ConcaveCapture } fro
 import { carveWithStereo, stereoCoverage, type StereoSurface } from './stereo-surface.js';
 
 // The stereo stage on a synthetic capture in its own world frame (metres, table at y = 0), with the true
-// cameras: the exact-mask hull, then stereo, each scored against the true surface the photos can see.
+// cameras: the exact-mask hull, then stereo, each scored against the true surface: how far the model's
+// surface lies from the true one (all of it), and how much of the true surface the photos can see it found.
 
 export interface StageScore {
   chamfer: number;
@@ -44,7 +45,7 @@ export async function runStereoStage(capture: ConcaveCapture, opts: { resolution
     { resolution: opts.resolution ?? 128, floorY: 0 },
   );
   const hullMesh = marchingCubes(hull);
-  const stereo = await carveWithStereo(hull, prepared, cams, { threads: opts.threads, maxSide: opts.maxSide });
+  const stereo = await carveWithStereo(hull, prepared, cams, { threads: opts.threads, maxSide: opts.maxSide, floorY: 0 });
   const stereoMesh = marchingCubes(stereo.grid);
   const coverage = stereoCoverage(stereoMesh, stereo.grid, stereo.measured);
   const none = { chamfer: NaN, fscore: NaN, precision: NaN, recall: NaN };
@@ -56,7 +57,7 @@ export async function runStereoStage(capture: ConcaveCapture, opts: { resolution
   const truth = visiblePoints(truthAll, capture.truth, capture.cameras, 0.0015);
   const [tx, ty, tz] = meshSize(truthAll);
   const diagonal = Math.hypot(tx, ty, tz);
-  const score = (mesh: TriangleMesh) => compareSurfaces(samplePoints(mesh, 30_000, 3), truth, 0.01 * diagonal);
+  const score = (mesh: TriangleMesh) => compareSurfaces(samplePoints(mesh, 30_000, 3), truth, 0.01 * diagonal, truthAll);
   return { prepared, cams, hull, hullMesh, stereo, stereoMesh, coverage, diagonal, scores: { hull: score(hullMesh), stereo: score(stereoMesh) } };
 }
 
