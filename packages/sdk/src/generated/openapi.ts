@@ -1028,7 +1028,7 @@ export interface Operations {
    *
    * Owners and admins only. The key material is in `key`, shown once.
    *
-   * Scopes come from a fixed list: `products:read`, `products:write`, `analytics:read`, `webhooks:manage` (alias `webhooks:manageWebhook`). An empty list means full access.
+   * Scopes come from a fixed list: `products:read`, `products:write`, `usage:read` (usage and experiments), `webhooks:manage` (alias `webhooks:manageWebhook`), `beacon:write`. An empty list means full access; publishable keys are capped at `products:read` and `beacon:write`.
    */
   "POST /v1/api_keys": {
     path: never;

@@ -58,7 +58,7 @@ const RULES: Record<string, string> = {
   'get /v1/usage': 'The window from `start` to `end` is at most 366 days (31 days with `granularity=hour`); a longer one is 422.',
   'post /v1/webhooks': 'The `url` must be https (http only for hosts allowed by PLINTH_FETCH_ALLOW_HOSTS, for local development); private and loopback addresses are refused.',
   'post /v1/api_keys':
-    'Scopes come from a fixed list: `products:read`, `products:write`, `analytics:read`, `webhooks:manage` (alias `webhooks:manageWebhook`). An empty list means full access.',
+    'Scopes come from a fixed list: `products:read`, `products:write`, `usage:read` (usage and experiments), `webhooks:manage` (alias `webhooks:manageWebhook`), `beacon:write`. An empty list means full access; publishable keys are capped at `products:read` and `beacon:write`.',
 };
 
 /** Request examples that the server accepts as they are (a test sends each one). */
