@@ -39,7 +39,8 @@ try {
   const MIXED = ['view', 'interaction', 'variant_change', 'hotspot_open', 'ar_cta_tap', 'ar_enter', 'view', 'interaction', 'view', 'conversion'];
   const mixed = (i) => {
     const type = MIXED[i % MIXED.length];
-    const base = { type, product_id: 'prod_bench', viewer_id: 'viewer_bench', experiment_id: 'expt_bench', arm: i % 2 ? '3d' : 'poster' };
+    // One page's events: one viewer, in the one arm the element assigned it (a viewer never sees both).
+    const base = { type, product_id: 'prod_bench', viewer_id: 'viewer_bench', experiment_id: 'expt_bench', arm: '3d' };
     return type === 'conversion' ? { ...base, name: 'add_to_cart', value: 49.9, currency: 'EUR' } : base;
   };
   const requestFor = (count, kind = 'views') => ({

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { seedProduct } from '../../test/products.js';
+import { ExposureMemory, writeBeaconEvents } from './analytics.repo.js';
+import type { BeaconEvent } from './analytics.types.js';
 
 /**
  * A batch writes its rollups as one upsert per distinct key: the same 20 events must count exactly the
@@ -124,5 +126,49 @@ describe('a batch of 20 events counts as 20 single-event requests', () => {
     }
     const byProduct = await usage(orgs[0], `${window}&group_by=product`);
     expect(byProduct.by_product?.length).toBe(4);
+  });
+});
+
+describe('exposures a viewer already has', () => {
+  const exposure = (orgId: string, arm: '3d' | 'poster', viewer = 'viewer_x'): BeaconEvent => ({
+    orgId,
+    subjectId: 'prod_x',
+    type: 'view',
+    internal: false,
+    occurredAt: new Date(NOW).toISOString(),
+    receivedAt: new Date(NOW).toISOString(),
+    viewerId: viewer,
+    durationMs: null,
+    name: null,
+    value: null,
+    currency: null,
+    experimentId: 'expt_x',
+    arm,
+    device: null,
+    referrer: null,
+    clamped: false,
+  });
+  const rows = (orgId: string) =>
+    t.deps.database.db.selectFrom('experiment_exposures').select(['viewer_id', 'arm']).where('org_id', '=', orgId).orderBy('arm').execute();
+
+  it('are not written again once committed, and only committed ones are remembered', async () => {
+    const { org } = orgs[0];
+    const memory = new ExposureMemory();
+    await writeBeaconEvents(t.deps.database.db, [exposure(org, '3d'), exposure(org, '3d')], memory);
+    expect(await rows(org)).toEqual([{ viewer_id: 'viewer_x', arm: '3d' }]);
+    // Taken out behind the memory's back: a batch that wrote the exposure again would bring it back.
+    await t.deps.database.db.deleteFrom('experiment_exposures').where('org_id', '=', org).execute();
+    await writeBeaconEvents(t.deps.database.db, [exposure(org, '3d'), exposure(org, 'poster')], memory);
+    expect(await rows(org)).toEqual([{ viewer_id: 'viewer_x', arm: 'poster' }]);
+    // A transaction that fails (an organization that does not exist) leaves nothing remembered.
+    await expect(writeBeaconEvents(t.deps.database.db, [exposure('org_missing', '3d', 'viewer_y')], memory)).rejects.toThrow();
+    expect(memory.has(`expt_x\u0000org_missing\u0000viewer_y\u00003d`)).toBe(false);
+  });
+
+  it('are forgotten all at once when the memory is full, never wrongly remembered', () => {
+    const memory = new ExposureMemory(2);
+    memory.remember(['a', 'b']);
+    memory.remember(['c']);
+    expect([memory.has('a'), memory.has('b'), memory.has('c')]).toEqual([false, false, true]);
   });
 });

@@ -157,25 +157,51 @@ function rollupRows(events: BeaconEvent[], unit: number): Counted[] {
 }
 
 /**
+ * The (experiment, organization, viewer, arm) exposures already committed, as their keys: a viewer's page sends
+ * the same exposure with every batch of events, and a row the database already holds needs no upsert (its
+ * `on conflict do nothing` would change nothing). Only committed keys go in, so forgetting is always safe; a
+ * deleted experiment's keys may linger, and its rows are never read again. Bounded: cleared when full.
+ */
+export class ExposureMemory {
+  private readonly keys = new Set<string>();
+
+  constructor(private readonly capacity = 100_000) {}
+
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+
+  remember(keys: Iterable<string>): void {
+    for (const key of keys) {
+      if (this.keys.size >= this.capacity) this.keys.clear();
+      this.keys.add(key);
+    }
+  }
+}
+
+/**
  * The raw events and both rollups, in one transaction: usage never disagrees with what was stored. The
  * rollups get one upsert per distinct (organization, subject, bucket, internal) of the batch, not one per event.
  */
-export async function writeBeaconEvents(db: Kysely<DB>, events: BeaconEvent[]): Promise<void> {
+export async function writeBeaconEvents(db: Kysely<DB>, events: BeaconEvent[], exposures?: ExposureMemory): Promise<void> {
+  const newExposures = exposureRows(events, exposures);
   await writeBatch(db, [
     { insert: BEACON_INSERT, rows: events.map(beaconRow) },
     { insert: HOURLY_INSERT, rows: rollupRows(events, HOUR_MS).map(rollupValues) },
     { insert: DAILY_INSERT, rows: rollupRows(events, DAY_MS).map(rollupValues) },
     { insert: SEGMENT_INSERT, rows: segmentRows(events) },
-    { insert: EXPOSURE_INSERT, rows: exposureRows(events) },
+    { insert: EXPOSURE_INSERT, rows: [...newExposures.values()] },
   ]);
+  exposures?.remember(newExposures.keys());
 }
 
 /**
- * The (experiment, organization, viewer, arm) the batch's events were seen with, once each and sorted (the same
- * lock order for every writer): a page's events mostly share one viewer and arm, so a request adds one row at most.
- * Internal traffic and events without a viewer are never counted in results, so they are not recorded.
+ * The (experiment, organization, viewer, arm) the batch's events were seen with and `known` does not hold, once
+ * each and sorted by key (the same lock order for every writer): a page's events mostly share one viewer and
+ * arm, so a request adds one row at most. Internal traffic and events without a viewer are never counted in
+ * results, so they are not recorded.
  */
-function exposureRows(events: BeaconEvent[]): string[][] {
+function exposureRows(events: BeaconEvent[], known: ExposureMemory | undefined): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   let last: BeaconEvent | undefined;
   for (const e of events) {
@@ -183,10 +209,10 @@ function exposureRows(events: BeaconEvent[]): string[][] {
     if (last && e.experimentId === last.experimentId && e.arm === last.arm && e.viewerId === last.viewerId && e.orgId === last.orgId) continue;
     last = e;
     const id = `${e.experimentId}\u0000${e.orgId}\u0000${e.viewerId}\u0000${e.arm}`;
-    if (!rows.has(id)) rows.set(id, [e.experimentId, e.orgId, e.viewerId, e.arm]);
+    if (!rows.has(id) && !known?.has(id)) rows.set(id, [e.experimentId, e.orgId, e.viewerId, e.arm]);
   }
-  if (rows.size < 2) return [...rows.values()];
-  return [...rows.entries()].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map(([, r]) => r);
+  if (rows.size < 2) return rows;
+  return new Map([...rows.entries()].sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)));
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Executor } from '../../db.js';
 import { AppError, validationFailed } from '../../core/errors.js';
 import { writeOrg } from '../../core/reach.js';
 import type { Principal } from '../../core/principal.js';
-import { purgeBeaconEvents, writeBeaconEvents } from './analytics.repo.js';
+import { ExposureMemory, purgeBeaconEvents, writeBeaconEvents } from './analytics.repo.js';
 import type { Arm, BeaconEvent, BeaconType, ConversionName, Device } from './analytics.types.js';
 import { GroupCommit, GroupCommitClosedError, type GroupCommitOptions } from './group-commit.js';
 
@@ -19,7 +19,7 @@ export const MAX_AGE_MS = 24 * 3_600_000;
  * bench/beacon.mjs, a 2 ms window lost throughput and latency at 10 and 100 clients alike.
  * 500 events keep one transaction short even when a burst is large.
  */
-export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { windowMs: 0, maxItems: 500 };
+export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { windowMs: 0, maxItems: 500, inFlight: 1 };
 
 export interface BeaconInput {
   type: BeaconType;
@@ -121,7 +121,8 @@ export class BeaconIntake {
     private readonly deps: Pick<Deps, 'database' | 'clock'>,
     options: GroupCommitOptions = DEFAULT_GROUP_COMMIT,
   ) {
-    this.commits = new GroupCommit((events) => writeBeaconEvents(deps.database.db, events), options);
+    const exposures = new ExposureMemory();
+    this.commits = new GroupCommit((events) => writeBeaconEvents(deps.database.db, events, exposures), options);
   }
 
   get stats() {

@@ -8,6 +8,12 @@ export interface GroupCommitOptions {
   windowMs: number;
   /** a batch this large is written at once, without waiting out the window */
   maxItems: number;
+  /**
+   * Transactions handed to the writer before the first has answered (default 1). With 2, the next batch is
+   * already waiting at the writer when one commits, so the writer never sits idle while its answer travels
+   * back and the next batch is gathered; they still commit one after another, in order.
+   */
+  inFlight?: number;
 }
 
 interface Waiter<T> {
@@ -29,7 +35,7 @@ export class GroupCommit<T> {
   private waiting: Waiter<T>[] = [];
   private waitingItems = 0;
   private timer: { cancel(): void } | null = null;
-  private flight: Promise<void> | null = null;
+  private readonly flights = new Set<Promise<void>>();
   private closed = false;
   /** transactions started and items written: for tests and diagnostics */
   readonly stats = { batches: 0, items: 0 };
@@ -53,15 +59,19 @@ export class GroupCommit<T> {
   /** Writes what is waiting, waits for the transaction in flight, and refuses anything later. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.flight || this.waiting.length) {
-      if (!this.flight) this.flush();
-      await this.flight;
+    while (this.flights.size || this.waiting.length) {
+      if (this.flights.size < this.maxInFlight) this.flush();
+      await Promise.race(this.flights);
     }
   }
 
+  private get maxInFlight() {
+    return this.options.inFlight ?? 1;
+  }
+
   private schedule() {
-    // A transaction in flight is itself the window: whatever arrives meanwhile goes in the next one.
-    if (this.flight) return;
+    // Transactions in flight are themselves the window: whatever arrives meanwhile goes in the next one.
+    if (this.flights.size >= this.maxInFlight) return;
     if (this.waitingItems >= this.options.maxItems || this.closed) return this.flush();
     if (this.timer) return;
     const left = this.options.windowMs - (Date.now() - this.waiting[0].at);
@@ -78,12 +88,13 @@ export class GroupCommit<T> {
   private flush() {
     this.timer?.cancel();
     this.timer = null;
-    if (this.flight || !this.waiting.length) return;
+    if (this.flights.size >= this.maxInFlight || !this.waiting.length) return;
     const batch = this.take();
-    this.flight = this.run(batch).finally(() => {
-      this.flight = null;
+    const flight: Promise<void> = this.run(batch).finally(() => {
+      this.flights.delete(flight);
       if (this.waiting.length) this.schedule();
     });
+    this.flights.add(flight);
   }
 
   /** Whole requests, oldest first, up to maxItems (a request is never split across transactions). */

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import type { ExpressionBuilder } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import type { Database, Executor } from '../db/index.js';
-import type { JobsTable } from '../db/schema.js';
+import type { JobsTable, PlatformTables } from '../db/schema.js';
 import { newId } from '../ids.js';
 import { checkEnqueueOptions, DEFAULT_CLOSE_TIMEOUT_MS, type JobQueueOptions } from './common.js';
 import { STALE_MS, WorkerHeartbeat, type HeartbeatQueue, type HeldJob } from './heartbeat.js';
@@ -230,34 +231,38 @@ export class LocalJobQueue implements JobQueue, HeartbeatQueue {
   private async claim(): Promise<JobsTable | undefined> {
     const names = [...this.handlers.keys()];
     if (!names.length) return undefined;
-    const now = Date.now();
-    const nowIso = iso(now);
-    // One statement: SQLite runs it under the write lock, so two workers cannot both take the same row.
-    return this.database.db
-      .updateTable('jobs')
-      .set((eb) => ({
-        state: 'active',
-        attempts: eb('attempts', '+', 1),
-        locked_by: this.workerId,
-        locked_until: iso(now + this.config.jobs.leaseSeconds * 1000),
-        updated_at: nowIso,
-      }))
-      .where('id', '=', (eb) =>
-        eb
-          .selectFrom('jobs')
-          .select('id')
-          .where('queue', 'in', names)
-          .where((w) =>
-            w.or([
-              w.and([w('state', '=', 'queued'), w('run_at', '<=', nowIso)]),
-              w.and([w('state', '=', 'active'), w('locked_until', '<', nowIso)]),
-            ]),
-          )
-          .orderBy('run_at')
-          .limit(1),
-      )
-      .returningAll()
-      .executeTakeFirst();
+    // Another worker may take the job read below first: then the next one due is read, a few times at most.
+    for (let tries = 0; tries < 5; tries++) {
+      const now = Date.now();
+      const nowIso = iso(now);
+      const isDue = (w: ExpressionBuilder<PlatformTables, 'jobs'>) =>
+        w.or([
+          w.and([w('state', '=', 'queued'), w('run_at', '<=', nowIso)]),
+          w.and([w('state', '=', 'active'), w('locked_until', '<', nowIso)]),
+        ]);
+      // A read first: in WAL mode it never waits for a writer, where the claim waits for the write lock in
+      // SQLite's busy handler, which sleeps on the event loop (under a beacon flood, every poll met a commit in
+      // progress on the writer thread). Most polls find nothing and stop here.
+      const due = await this.database.db.selectFrom('jobs').select('id').where('queue', 'in', names).where(isDue).orderBy('run_at').limit(1).executeTakeFirst();
+      if (!due) return undefined;
+      // The claim checks again that the job is due: SQLite runs it under the write lock, so two workers cannot
+      // both take the same row.
+      const job = await this.database.db
+        .updateTable('jobs')
+        .set((eb) => ({
+          state: 'active',
+          attempts: eb('attempts', '+', 1),
+          locked_by: this.workerId,
+          locked_until: iso(now + this.config.jobs.leaseSeconds * 1000),
+          updated_at: nowIso,
+        }))
+        .where('id', '=', due.id)
+        .where(isDue)
+        .returningAll()
+        .executeTakeFirst();
+      if (job) return job;
+    }
+    return undefined;
   }
 
   private run(job: JobsTable): void {
