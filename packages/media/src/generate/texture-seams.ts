@@ -66,13 +66,13 @@ export function levelSeams(mesh: SeamMesh, tiles: readonly SeamTile[], textureSi
   // Seam pairs: output vertices split from the same input vertex, on different charts, both with a colour.
   const seams: number[] = [];
   const weights: number[] = [];
-  const first = new Map<number, number[]>();
+  const bySource = new Map<number, number[]>();
   for (let v = 0; v < vertexCount; v++) {
-    const list = first.get(mesh.source[v]);
+    const list = bySource.get(mesh.source[v]);
     if (list) list.push(v);
-    else first.set(mesh.source[v], [v]);
+    else bySource.set(mesh.source[v], [v]);
   }
-  for (const list of first.values()) {
+  for (const list of bySource.values()) {
     for (let i = 0; i < list.length; i++) {
       for (let j = i + 1; j < list.length; j++) {
         if (Number.isNaN(colours[list[i] * 3]) || Number.isNaN(colours[list[j] * 3])) continue;
