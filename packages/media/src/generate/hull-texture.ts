@@ -5,6 +5,7 @@ import type { TriangleMesh } from './marching-cubes.js';
 import type { PreparedView } from './prepared-view.js';
 import { DECODE_CONCURRENCY, mapLimit } from '../util/map-limit.js';
 import { bleedColours } from './texture-bleed.js';
+import { levelSeams, type SeamMesh } from './texture-seams.js';
 import { triangleNormal } from './triangle-normal.js';
 import { rasterDepth, type DepthRange } from './stereo/hull-depth.js';
 
@@ -15,7 +16,8 @@ import { rasterDepth, type DepthRange } from './stereo/hull-depth.js';
 // projection into that photo. The atlas is therefore a mosaic of photo crops, one tile
 // per view that won any triangle, so the texture is the photographs themselves rather
 // than a resampled unwrap. Vertices on the border between two views' triangles are
-// split, which also gives crisp normals where the views meet (usually real edges).
+// split, which also gives crisp normals where the views meet (usually real edges). Where two views meet,
+// their colours are levelled (texture-seams.ts) so the border does not show as an edge.
 
 /** The mesh with a normal and a texture coordinate per vertex. */
 export type TexturedMesh = TriangleMesh & { normals: Float32Array; uvs: Float32Array };
@@ -47,12 +49,18 @@ interface Tile {
   height: number;
 }
 
+export interface TextureOptions {
+  /** Level colours across the borders between photos (on unless a test compares without). */
+  levelSeams?: boolean;
+}
+
 /** `cams[k]` is the camera of `views[k]`, in the mesh's frame (the product near the origin). */
 export async function textureHull(
   mesh: TriangleMesh,
   views: readonly PreparedView[],
   cams: readonly PosedCamera[],
   textureSize: number,
+  options: TextureOptions = {},
 ): Promise<{ mesh: TexturedMesh; texture: Buffer }> {
   const { positions, indices } = mesh;
   const triangleCount = indices.length / 3;
@@ -66,6 +74,7 @@ export async function textureHull(
   });
   const faceNormals = new Float64Array(triangleCount * 3);
   const chart = new Int32Array(triangleCount);
+  const seen = new Uint8Array(triangleCount);
   for (let t = 0; t < triangleCount; t++) {
     const [a, b, c] = [indices[t * 3], indices[t * 3 + 1], indices[t * 3 + 2]];
     const [nx, ny, nz] = faceNormal(positions, a, b, c);
@@ -92,6 +101,7 @@ export async function textureHull(
       }
     }
     chart[t] = bestSeen >= 0 ? bestSeen : best;
+    seen[t] = bestSeen >= 0 ? 1 : 0;
   }
 
   // One output vertex per (input vertex, chart) pair in use.
@@ -130,7 +140,16 @@ export async function textureHull(
     uvs[v * 2 + 1] = clamp(ty, tile.top, tile.top + tile.height) / textureSize;
   }
 
-  const texture = await composeAtlas(tiles, views, textureSize);
+  const tileIndex = new Map(tiles.map((tile, i) => [tile.view, i]));
+  // A vertex's colour is worth matching only where its photo really sees it: a triangle no photo sees (the
+  // underside) is coloured from whatever lies in front of it, and levelling towards that would spread it.
+  const trusted = new Uint8Array(vertexCount);
+  for (let i = 0; i < outIndices.length; i++) if (seen[Math.floor(i / 3)]) trusted[outIndices[i]] = 1;
+  const seams: SeamMesh | null =
+    options.levelSeams === false
+      ? null
+      : { positions: outPositions, indices: outIndices, uvs, source, tile: sourceChart.map((k) => tileIndex.get(k)!), trusted };
+  const texture = await composeAtlas(tiles, views, textureSize, seams);
   return { mesh: { positions: outPositions, normals, uvs, indices: outIndices }, texture };
 }
 
@@ -222,7 +241,7 @@ function layoutTiles(items: { view: number; crop: Tile['crop'] }[], size: number
   return best;
 }
 
-async function composeAtlas(tiles: readonly Tile[], views: readonly PreparedView[], size: number): Promise<Buffer> {
+async function composeAtlas(tiles: readonly Tile[], views: readonly PreparedView[], size: number, seams: SeamMesh | null): Promise<Buffer> {
   const decoded = await mapLimit(tiles, DECODE_CONCURRENCY, async (tile) => {
     const view = views[tile.view];
     const [rgb, coverage] = await Promise.all([
@@ -247,9 +266,14 @@ async function composeAtlas(tiles: readonly Tile[], views: readonly PreparedView
   const means = decoded.map(({ rgb, coverage }) => productBrightness(rgb, coverage));
   const lit = means.filter((m) => m > 0).sort((p, q) => p - q);
   const target = lit[Math.floor(lit.length / 2)] ?? 0;
-  const pieces = decoded.map(({ rgb, coverage, tile }, k) => {
+  decoded.forEach(({ rgb }, k) => {
     const gain = means[k] > 0 && target > 0 ? clamp(target / means[k], GAIN_RANGE[0], GAIN_RANGE[1]) : 1;
     if (Math.abs(gain - 1) > 0.01) for (let i = 0; i < rgb.length; i++) rgb[i] = Math.min(255, Math.round(rgb[i] * gain));
+  });
+  // Levelled after the gains (which take out most of the exposure difference) and before the bleed, so the
+  // colours grown over the backdrop are the levelled ones.
+  if (seams) levelSeams(seams, decoded.map(({ rgb, coverage, tile }) => ({ ...tile, rgb, coverage })), size);
+  const pieces = decoded.map(({ rgb, coverage, tile }) => {
     bleedColours(rgb, coverage, tile.width, tile.height, BLEED_PASSES);
     return { input: rgb, raw: { width: tile.width, height: tile.height, channels: 3 as const }, left: tile.left, top: tile.top };
   });
