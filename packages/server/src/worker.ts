@@ -31,8 +31,8 @@ export function registerJobHandlers(deps: Deps): void {
  * What a worker's first import would otherwise wait for, started in the background as the worker starts (by
  * `plinth serve` and `plinth worker`, not by buildApp, so tests that build an app launch no browser): a sandbox
  * child with the import's code loaded and run once, and the browser its first poster renders in (seconds:
- * Chromium's launch and the studio-lighting shaders). Never throws; what fails to warm is paid by the first job,
- * as before. closeDeps ends both, warmed or still starting.
+ * Chromium's launch and the studio lighting's environment map). Never throws; what fails to warm is paid by the
+ * first job, as before. closeDeps ends both, warmed or still starting.
  */
 export async function warmWorker(deps: Deps): Promise<void> {
   const timed = async (what: string, warm: () => Promise<unknown>) => {

@@ -136,9 +136,10 @@ export class WarmRenderer {
 
   /**
    * Pays now what the first render would otherwise pay: the browser's launch, its render page (three.js loaded,
-   * the WebGL context made) and a first draw (the studio environment built and the common shaders compiled), by
-   * drawing a tiny built-in model (see warm-up-model.ts) with `job`'s settings; the pictures are dropped. Queued
-   * like a render, so a render asked for meanwhile waits for this browser instead of launching another.
+   * the WebGL context made) and a first draw (the studio environment's map built, seconds on SwiftShader, and the
+   * common shaders compiled), by drawing a tiny built-in model (see warm-up-model.ts) with `job`'s settings; the
+   * pictures are dropped. Queued like a render, so a render asked for meanwhile waits for this browser instead of
+   * launching another.
    */
   warm(job: RenderJob): Promise<void> {
     const run = this.queue.then(async () => {
