@@ -84,7 +84,7 @@ export { recoverCamerasFromMat, MIN_MAT_VIEWS } from './mat/mat-poses.js';
 
 // Renders and finishing.
 export { descendants, killAllGroups, killGroup, killTree, spawnInGroup, treeMemoryMb } from './process-group.js';
-export { closeRenderer, renderTurntable, type RenderOptions } from './render/renders.js';
+export { closeRenderer, renderTurntable, warmRenderer, type RenderOptions } from './render/renders.js';
 export { RENDERS_PER_BROWSER, WarmRenderer, type RenderJob } from './render/warm-renderer.js';
 export {
   finishImage,

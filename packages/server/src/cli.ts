@@ -70,14 +70,16 @@ async function serve(config: Readonly<Config>, withWorker: boolean) {
   // Loaded here, not at the top: `plinth --help` and usage errors should not pay for the whole app.
   const { buildApp } = await import('./app.js');
   const app = await buildApp(deps, { logRequests: true });
-  if (withWorker) {
-    const { registerJobHandlers } = await import('./worker.js');
-    registerJobHandlers(deps);
+  const worker = withWorker ? await import('./worker.js') : null;
+  if (worker) {
+    worker.registerJobHandlers(deps);
     await deps.jobs.start();
   }
   await app.listen({ port: config.port, host: config.host }).catch((err: unknown) => {
     throw isPortBusy(err) ? new PortBusyError(config.port, config.host, err.code!) : err;
   });
+  // Once listening: the browser's start must not hold back readiness.
+  if (worker) void worker.warmWorker(deps);
   // The terminal, like the demo banner: stdout stays the JSON log.
   process.stderr.write(`Plinth dashboard: ${config.publicUrl}/  (sign in with your email and password)\n`);
   const adapters = Object.fromEntries(Object.entries(essentialAdapters(deps)).map(([name, adapter]) => [name, adapter.kind]));
@@ -91,9 +93,10 @@ async function serve(config: Readonly<Config>, withWorker: boolean) {
 async function worker(config: Readonly<Config>) {
   const logger = createLogger(config.logLevel, process.stdout.isTTY === true);
   const deps = await createDeps(config, logger);
-  const { registerJobHandlers } = await import('./worker.js');
+  const { registerJobHandlers, warmWorker } = await import('./worker.js');
   registerJobHandlers(deps);
   await deps.jobs.start();
+  void warmWorker(deps);
   logger.info({ jobs: deps.jobs.kind }, 'plinth worker is running');
   onShutdown(() => closeDeps(deps), logger);
 }

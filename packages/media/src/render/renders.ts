@@ -61,7 +61,17 @@ export async function renderTurntable(glb: Buffer, opts: RenderOptions): Promise
   return shared.render(glb, job);
 }
 
-/** The browser every render of this process shares; created on the first render. */
+/**
+ * Launches this process's browser and draws once with these options (see WarmRenderer.warm), so the first real
+ * render finds it warm: for a worker at start, with the options of the render it expects first.
+ */
+export async function warmRenderer(opts: RenderOptions): Promise<void> {
+  const job = resolveOptions(opts);
+  shared ??= new WarmRenderer();
+  return shared.warm(job);
+}
+
+/** The browser every render of this process shares; created on the first render or warm-up. */
 let shared: WarmRenderer | null = null;
 
 /** Closes this process's browser (at shutdown); a later render launches a new one. */

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { boxDocument, glbBytes } from '../gltf/model-fixtures.test-support.js';
@@ -29,6 +29,21 @@ const alive = (pid: number) => {
     return false;
   }
 };
+
+/** Chromium processes `pid` started (zombies, already ended, left out). */
+function browsersOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((name) => {
+      try {
+        const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+        const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return Number(ppid) === pid && state !== 'Z' && /chrom/i.test(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))) ? [Number(name)] : [];
+      } catch {
+        return [];
+      }
+    });
+}
 
 let renderer: WarmRenderer | null = null;
 afterEach(async () => {
@@ -87,5 +102,40 @@ describe.skipIf(!existsSync(chromiumPath))('the warm renderer', () => {
     await renderer.close();
     expect(alive(pid)).toBe(false);
     await expect(renderer.render(await box([1, 1, 0]), job)).rejects.toThrow(/closed/);
+  });
+
+  it('warm() launches the browser before any render, and the first render uses it; close() ends it', async () => {
+    renderer = new WarmRenderer();
+    expect(await renderer.browserPid()).toBeNull();
+    await renderer.warm({ ...job, environment: true });
+    const pid = (await renderer.browserPid())!;
+    expect(pid).not.toBeNull();
+    expect(alive(pid)).toBe(true);
+    const [red] = await renderer.render(await box([1, 0, 0]), { ...job, environment: true });
+    expect(renderer.launches).toBe(1);
+    expect(await renderer.browserPid()).toBe(pid);
+    // The warm-up's own model is not what the render shows.
+    const [r, g, b] = await centre(red!);
+    expect(r).toBeGreaterThan(Math.max(g!, b!) + 50);
+    await renderer.close();
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('close() during a warm-up ends the browser being launched, and the warm-up fails', async () => {
+    renderer = new WarmRenderer();
+    const warming = renderer.warm(job);
+    warming.catch(() => undefined);
+    // The close comes once the browser process exists, while it starts or draws the warm-up model.
+    let launched: number[] = [];
+    for (const deadline = Date.now() + 60_000; launched.length === 0 && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      launched = browsersOf(process.pid);
+    }
+    expect(launched).toHaveLength(1);
+    await renderer.close();
+    await expect(warming).rejects.toThrow();
+    expect(await renderer.browserPid()).toBeNull();
+    expect(browsersOf(process.pid)).toEqual([]);
+    expect(alive(launched[0]!)).toBe(false);
   });
 });

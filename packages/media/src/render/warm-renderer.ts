@@ -12,6 +12,7 @@ import {
   type PageLoadResult,
 } from './renders-page.js';
 import { treeMemoryMb } from '../process-group.js';
+import { warmUpModel } from './warm-up-model.js';
 
 /**
  * Flags for a GPU-less, network-less host. WebGL comes from SwiftShader (software
@@ -112,10 +113,10 @@ interface Session {
 }
 
 /**
- * One headless Chromium for every render of this process: launched on first use, its render page (three.js
- * loaded, WebGL context and compiled shaders kept) reused from one model to the next, relaunched after a
- * crash, after a render that ran out of time, every RENDERS_PER_BROWSER renders and when it holds more memory
- * than a render's `maxMemoryMb` after it (read as MEMORY_CHECK_MS says), closed by close().
+ * One headless Chromium for every render of this process: launched on first use or by warm() ahead of it, its
+ * render page (three.js loaded, WebGL context and compiled shaders kept) reused from one model to the next,
+ * relaunched after a crash, after a render that ran out of time, every RENDERS_PER_BROWSER renders and when it
+ * holds more memory than a render's `maxMemoryMb` after it (read as MEMORY_CHECK_MS says), closed by close().
  * Renders run one at a time on the one page; callers queue.
  */
 export class WarmRenderer {
@@ -129,6 +130,21 @@ export class WarmRenderer {
 
   render(glb: Buffer, job: RenderJob): Promise<Buffer[]> {
     const run = this.queue.then(() => this.renderNow(glb, job));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Pays now what the first render would otherwise pay: the browser's launch, its render page (three.js loaded,
+   * the WebGL context made) and a first draw (the studio environment's map built, seconds on SwiftShader, and the
+   * common shaders compiled), by drawing a tiny built-in model (see warm-up-model.ts) with `job`'s settings; the
+   * pictures are dropped. Queued like a render, so a render asked for meanwhile waits for this browser instead of
+   * launching another.
+   */
+  warm(job: RenderJob): Promise<void> {
+    const run = this.queue.then(async () => {
+      await this.renderNow(await warmUpModel(), { ...job, views: 1 });
+    });
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -150,6 +166,8 @@ export class WarmRenderer {
     const current = await this.session?.catch(() => null);
     if (!current || current.dead || current.chromiumPath !== job.chromiumPath) {
       await this.retire(false);
+      // A close() while the old browser was retiring found no session: a browser launched now would outlive it.
+      if (this.closed) throw new Error('the renderer is closed');
       this.session = this.launch(job);
     }
     let timer: NodeJS.Timeout | undefined;

@@ -41,6 +41,11 @@ export interface MediaOps {
   'render.turntable': { input: { glb: Buffer; options: RenderOptions }; output: Buffer[] };
   'finish.image': { input: FinishInput; output: FinishedImage };
   /**
+   * A child's warm-up, asked by a worker at start: loads the model import's code (glTF pipeline, deliveries, their
+   * WebAssembly) and runs it once on a tiny built-in model, so the worker's first import does not pay for it.
+   */
+  'sandbox.warm': { input: Record<string, never>; output: { pid: number } };
+  /**
    * Diagnostics for the sandbox itself (tests, the overhead bench): echo, hold memory, spin, or start a tool that
    * runs for `toolSeconds` (`sleep`, in its own process group as COLMAP and ffmpeg are) and answer its pid.
    */
@@ -84,6 +89,17 @@ export const MEDIA_OPS: Handlers = {
     (await import('../generate/builtin-generator.js')).createBuiltinGenerator().generate(views, hints, (p, step) => host.progress(p, step)),
   'render.turntable': async ({ glb, options }) => (await import('../render/renders.js')).renderTurntable(glb, options),
   'finish.image': async (input) => (await import('../finish/finish.js')).finishImage(input),
+  'sandbox.warm': async () => {
+    const [{ warmUpModel }, { processModelBuffer }, { makeDeliveries }, { DEFAULT_DELIVERY_BUDGETS }] = await Promise.all([
+      import('../render/warm-up-model.js'),
+      import('../gltf/model-pipeline.js'),
+      import('../delivery/deliveries.js'),
+      import('../delivery/delivery-budgets.js'),
+    ]);
+    const model = await processModelBuffer(await warmUpModel(), null, () => Promise.reject(new Error('the warm-up model fetches nothing')));
+    await makeDeliveries(model.glb, { budgets: DEFAULT_DELIVERY_BUDGETS, render: null });
+    return { pid: process.pid };
+  },
   'sandbox.probe': async ({ echo, allocateMb, spinMs, toolSeconds }) => {
     // Touch every page, so the memory is resident and not merely reserved.
     if (allocateMb) for (let i = 0; i < allocateMb; i++) held.push(Buffer.alloc(1024 * 1024, 1));

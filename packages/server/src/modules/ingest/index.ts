@@ -5,3 +5,4 @@ export { storeImageFiles, type StoredImage } from './ingest.store.js';
 export { InputRejected } from './input-rejected.js';
 export { deleteModelFiles } from './model-delivery.js';
 export { masterKeyOf } from './model-redeliver.js';
+export { warmPosterRenderer } from './model-poster.js';

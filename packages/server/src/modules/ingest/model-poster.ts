@@ -13,6 +13,21 @@ const POSTER_TIMEOUT_MS = 90_000;
  */
 const POSTER_WEBP_EFFORT = 2;
 
+/** The render a poster is: the first render a worker is asked for, and so the one its warm-up rehearses. */
+function posterRender(deps: Pick<Deps, 'config'>) {
+  return { chromiumPath: deps.config.tools.chromium, views: 1, size: POSTER_SIZE, timeoutMs: POSTER_TIMEOUT_MS, environment: true };
+}
+
+/**
+ * Readies the worker's browser for its first poster (see WarmRenderer.warm): a worker's first import would
+ * otherwise wait seconds for Chromium to start. Resolves false, launching nothing, where Chromium is missing.
+ */
+export async function warmPosterRenderer(deps: Pick<Deps, 'config' | 'media'>): Promise<boolean> {
+  if (!(await toolCapability(deps.config.tools, 'chromium')).available) return false;
+  await deps.media.warmRenderer(posterRender(deps));
+  return true;
+}
+
 /**
  * One render of an imported model, from the viewer's default camera (front, slightly above), to stand as the
  * product's thumbnail and the embed's poster until the model has loaded. Free: it is part of the import.
@@ -24,10 +39,7 @@ export async function renderPoster(deps: Pick<Deps, 'config' | 'storage' | 'logg
     return null;
   }
   try {
-    const [png] = await deps.media.run('render.turntable', {
-      glb: Buffer.from(glb),
-      options: { chromiumPath: deps.config.tools.chromium, views: 1, size: POSTER_SIZE, timeoutMs: POSTER_TIMEOUT_MS, environment: true },
-    });
+    const [png] = await deps.media.run('render.turntable', { glb: Buffer.from(glb), options: posterRender(deps) });
     const webp = await sharp(png).webp({ quality: 86, alphaQuality: 90, effort: POSTER_WEBP_EFFORT }).toBuffer();
     const key = browserAssetKey(product, '.poster.webp');
     await deps.storage.put(key, webp, { contentType: 'image/webp' });

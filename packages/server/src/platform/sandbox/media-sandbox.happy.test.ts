@@ -30,6 +30,12 @@ describe.skipIf(!entry)('media sandbox: operations in a child process', () => {
     expect(a.pid).not.toBe(process.pid);
   });
 
+  it('sandbox.warm runs the model import once in a child, and that warmed child takes the next call', async () => {
+    const warmed = await sandbox.run('sandbox.warm', {});
+    expect(sandbox.pids()).toContain(warmed.pid);
+    expect((await sandbox.run('sandbox.probe', {})).pid).toBe(warmed.pid);
+  });
+
   it("asks the server to fetch a model's external resources, and refusals come back as MediaError reasons", async () => {
     const { json, files } = await gltfFiles(boxDocument({ meshSize: [0.4, 0.3, 0.2] }).doc);
     const asked: string[] = [];

@@ -32,6 +32,7 @@ function killingFirstImport(inner: MediaSandbox): MediaRunner {
       );
       return running;
     },
+    warmRenderer: (options) => inner.warmRenderer(options),
     close: () => inner.close(),
   };
 }

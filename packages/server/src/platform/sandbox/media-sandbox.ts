@@ -12,11 +12,13 @@ import {
   renderTurntable,
   runMediaOp,
   unpackLarge,
+  warmRenderer,
   type FromChild,
   type MediaHost,
   type MediaOpInput,
   type MediaOpName,
   type MediaOpOutput,
+  type RenderOptions,
   type SerialisedError,
   type ToChild,
 } from '@plinth/media';
@@ -28,6 +30,11 @@ export type MediaCallHost = Partial<MediaHost>;
 /** Runs media-engine operations away from the API process. */
 export interface MediaRunner {
   run<K extends MediaOpName>(op: K, input: MediaOpInput<K>, host?: MediaCallHost): Promise<MediaOpOutput<K>>;
+  /**
+   * Launches this process's browser and draws once with `options`, so the first render of a worker does not pay
+   * for Chromium's start (see WarmRenderer.warm). Within the same limits as a render; close() ends it.
+   */
+  warmRenderer(options: RenderOptions): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -100,6 +107,12 @@ async function renderHere(input: MediaOpInput<'render.turntable'>, { timeoutS, m
     }
     throw err;
   }
+}
+
+/** The warm-up of the browser renderHere uses, within the same time and memory limits as a render. */
+function warmHere(options: RenderOptions, { timeoutS, memoryMb }: SandboxLimits): Promise<void> {
+  const timeoutMs = Math.min(options.timeoutMs ?? RENDER_TIMEOUT_MS, timeoutS * 1000);
+  return warmRenderer({ ...options, timeoutMs, maxMemoryMb: memoryMb });
 }
 
 /** One child process, running one operation at a time. */
@@ -283,6 +296,11 @@ export class MediaSandbox implements MediaRunner {
     }
   }
 
+  warmRenderer(options: RenderOptions): Promise<void> {
+    if (this.closed) return Promise.reject(new MediaError('processing_limit', 'The media sandbox is closed.'));
+    return warmHere(options, this.limits);
+  }
+
   /** Process ids of the live children (tests kill one mid-job). */
   pids(): number[] {
     return this.slots.map((s) => s.pid()).filter((p): p is number => p !== null);
@@ -306,6 +324,10 @@ export class InlineMediaRunner implements MediaRunner {
       progress: host.progress ?? (() => {}),
       renderViews: host.renderViews,
     });
+  }
+
+  warmRenderer(options: RenderOptions): Promise<void> {
+    return warmRenderer(options);
   }
 
   async close(): Promise<void> {
