@@ -9,8 +9,8 @@ import { scaleIntrinsics, type CameraRecovery, type PosedCamera } from './camera
 import { parseColmapText, parsePointsTxt } from './colmap-model.js';
 
 // Camera recovery by structure from motion: COLMAP's command-line tools as subprocesses, on the CPU.
-// Matching is most of the cost: every pair of photos is a brute-force match of two thousand features and a
-// RANSAC that runs to its limit when the photos share nothing, 0.3-0.45 s of CPU per pair at 1024 px. A
+// Matching is most of the cost: every pair of photos is a brute-force match of their features and a RANSAC that
+// runs to its limit when the photos share nothing, 0.15-0.45 s of CPU per pair at 1024 px. A
 // walk-around's photos come in the order they were taken, so each is matched first with its next few in that
 // order (cyclically: a walk round ends where it began): 144 pairs for 36 photos instead of all 630. Only when
 // that leaves photos out are they matched with every photo, and only when the order says little (most photos
@@ -209,7 +209,7 @@ export async function recoverCamerasWithColmap(input: RecoveryInput, options: Co
     };
     // SIFT's first octave doubles the photo. At 1024 px that costs three quarters of the extraction and doubles
     // the features, every one of which is matched in every pair, and the photo's own scale places the cameras as
-    // well (36 handheld photos: the same cameras to 0.1 mm, a third of the CPU). Smaller photos keep it: the
+    // well (36 handheld photos: the same cameras to 0.1 mm, less than half the CPU). Smaller photos keep it: the
     // temple's 640 × 480 photos without it place 13 of 16 at 3° instead of 16 at 1°.
     const smallestSide = Math.min(...[...sizes.values()].map((s) => Math.max(s.scaledWidth, s.scaledHeight)));
     const firstOctave = smallestSide >= FULL_OCTAVE_SIDE ? 0 : -1;
@@ -298,8 +298,8 @@ export async function recoverCamerasWithColmap(input: RecoveryInput, options: Co
         // with every photo, and the second pass below registers them against the model.
         await matchPairs('matching_left_out', leftOutPairs(names, (name) => placed.has(sizes.get(name)!.view), ORDER_WINDOW));
       } else {
-        // The order is not a walk (shuffled photos, two rings one after the other): every pair, as without the
-        // window (the pairs already matched are skipped), and the mapper again.
+        // The order is not a walk (photos shuffled, or listed in an order unrelated to where they were taken):
+        // every pair, as without the window (the pairs already matched are skipped), and the mapper again.
         await step('matching_all', ['exhaustive_matcher', '--database_path', database, ...MATCHING(threads)]);
         sparse = await map('mapping_all');
         await readBest();
