@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { colmapAvailable, recoverCamerasWithColmap } from './colmap-runner.js';
+import { colmapAvailable, leftOutPairs, orderPairs, recoverCamerasWithColmap } from './colmap-runner.js';
 import { parseColmapText } from './colmap-model.js';
 import { rotationErrorsDeg } from './pose-compare.js';
 import { capturesDir, templeCameras } from './poses.test-support.js';
@@ -27,6 +27,34 @@ describe('COLMAP text model', () => {
     expect(parsed[0]).toMatchObject({ fx: 90, fy: 91, width: 100, height: 50 });
     // 90° about y: x → −z.
     expect(parsed[0].rotation.map((v) => Math.round(v * 1e6) / 1e6 + 0)).toEqual([0, 0, 1, 0, 1, 0, -1, 0, 0]);
+  });
+});
+
+describe('pairs by capture order', () => {
+  const names = Array.from({ length: 10 }, (_, i) => `v${i}`);
+  const key = ([a, b]: [string, string]) => [a, b].sort().join(' ');
+
+  it('matches each photo with the next few, round the end of the walk, each pair once', () => {
+    const pairs = orderPairs(names, 3);
+    expect(pairs).toHaveLength(30);
+    expect(new Set(pairs.map(key)).size).toBe(30);
+    expect(pairs.map(key)).toEqual(expect.arrayContaining(['v0 v1', 'v0 v3', 'v7 v9', 'v0 v9', 'v0 v7', 'v1 v9']));
+    expect(pairs.map(key)).not.toContain('v0 v4');
+    // A window wider than the walk gives every pair once.
+    expect(new Set(orderPairs(names.slice(0, 5), 4).map(key)).size).toBe(10);
+  });
+
+  it('matches a photo left out with every photo the window did not pair it with, and placed photos not again', () => {
+    const placed = (name: string) => name !== 'v4' && name !== 'v5';
+    const more = leftOutPairs(names, placed, 3).map(key);
+    const window = new Set(orderPairs(names, 3).map(key));
+    expect(more.filter((k) => window.has(k))).toEqual([]);
+    // Together with the window, v4 and v5 meet all nine others.
+    for (const left of ['v4', 'v5']) {
+      const met = new Set([...more, ...window].filter((k) => k.split(' ').includes(left)));
+      expect(met.size).toBe(9);
+    }
+    expect(more.every((k) => k.includes('v4') || k.includes('v5'))).toBe(true);
   });
 });
 

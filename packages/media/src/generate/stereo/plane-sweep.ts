@@ -74,26 +74,27 @@ export function sweepDepth(images: readonly SweepImage[], task: SweepTask): Swee
   dmin = Math.max(1e-6, dmin - margin);
   dmax += margin;
 
-  // Box sums over the window, separable: rows then columns, over the work area.
+  // Box sums over the window, separable: rows then columns, over the rectangle ax..bx × ay..by of the work area
+  // (inclusive), which stands for the whole of it: a window reaching past its edge is cut there.
   const tmp = new Float64Array(bn);
-  const boxSum = (src: Float64Array, out: Float64Array) => {
-    for (let y = 0; y < bh; y++) {
+  const boxSum = (src: Float64Array, out: Float64Array, ax: number, ay: number, bx: number, by: number) => {
+    for (let y = ay; y <= by; y++) {
       const row = y * bw;
       let s = 0;
-      for (let x = 0; x <= r && x < bw; x++) s += src[row + x];
-      for (let x = 0; x < bw; x++) {
+      for (let x = ax; x <= ax + r && x <= bx; x++) s += src[row + x];
+      for (let x = ax; x <= bx; x++) {
         tmp[row + x] = s;
-        if (x + r + 1 < bw) s += src[row + x + r + 1];
-        if (x - r >= 0) s -= src[row + x - r];
+        if (x + r + 1 <= bx) s += src[row + x + r + 1];
+        if (x - r >= ax) s -= src[row + x - r];
       }
     }
-    for (let x = 0; x < bw; x++) {
+    for (let x = ax; x <= bx; x++) {
       let s = 0;
-      for (let y = 0; y <= r && y < bh; y++) s += tmp[y * bw + x];
-      for (let y = 0; y < bh; y++) {
+      for (let y = ay; y <= ay + r && y <= by; y++) s += tmp[y * bw + x];
+      for (let y = ay; y <= by; y++) {
         out[y * bw + x] = s;
-        if (y + r + 1 < bh) s += tmp[(y + r + 1) * bw + x];
-        if (y - r >= 0) s -= tmp[(y - r) * bw + x];
+        if (y + r + 1 <= by) s += tmp[(y + r + 1) * bw + x];
+        if (y - r >= ay) s -= tmp[(y - r) * bw + x];
       }
     }
   };
@@ -110,8 +111,8 @@ export function sweepDepth(images: readonly SweepImage[], task: SweepTask): Swee
   }
   const sumI = new Float64Array(bn);
   const sumI2 = new Float64Array(bn);
-  boxSum(I, sumI);
-  boxSum(I2, sumI2);
+  boxSum(I, sumI, 0, 0, bw - 1, bh - 1);
+  boxSum(I2, sumI2, 0, 0, bw - 1, bh - 1);
 
   // Each reference pixel's ray in each neighbour's camera: X_j = d·A + b.
   const rays = task.neighbours.map((j) => {
@@ -171,51 +172,76 @@ export function sweepDepth(images: readonly SweepImage[], task: SweepTask): Swee
   let cur = new Float32Array(bn);
   for (let k = 0; k < planes; k++) {
     const d = planeDepth(k);
-    for (let q = 0; q < rays.length; q++) {
+    // Only the pixels whose hull range holds this plane are scored, so only their windows are matched: the
+    // rectangle round them, widened by the window. A plane crosses a slice of the product (the near planes its
+    // nearest parts), and this rectangle is on average a fraction of the work area.
+    let [ax, ay, bx, by] = [bw, bh, -1, -1];
+    for (let y = 0; y < bh; y++) {
+      for (let x = 0; x < bw; x++) {
+        const full = (y + y0) * w + x + x0;
+        if (!task.mask[full] || d < task.near[full] - margin || d > task.far[full] + margin) continue;
+        if (x < ax) ax = x;
+        if (x > bx) bx = x;
+        if (y < ay) ay = y;
+        if (y > by) by = y;
+      }
+    }
+    if (bx >= 0) {
+      ax = Math.max(0, ax - r);
+      ay = Math.max(0, ay - r);
+      bx = Math.min(bw - 1, bx + r);
+      by = Math.min(bh - 1, by + r);
+    }
+    for (let q = 0; q < rays.length && bx >= 0; q++) {
       const { nb, A, b } = rays[q];
       const g = nb.gray;
       const nw = nb.width;
       const nh = nb.height;
-      for (let i = 0; i < bn; i++) {
-        const X = A[i * 3] * d + b[0];
-        const Y = A[i * 3 + 1] * d + b[1];
-        const Z = A[i * 3 + 2] * d + b[2];
-        const px = (nb.fx * X) / Z + nb.cx - 0.5;
-        const py = (nb.fy * Y) / Z + nb.cy - 0.5;
-        const ix = Math.floor(px);
-        const iy = Math.floor(py);
-        if (!(Z > 0) || ix < 0 || iy < 0 || ix >= nw - 1 || iy >= nh - 1) {
-          J[i] = 0;
-          J2[i] = 0;
-          IJ[i] = 0;
-          valid[i] = 0;
-          continue;
+      for (let y = ay; y <= by; y++) {
+        for (let i = y * bw + ax, end = y * bw + bx; i <= end; i++) {
+          const X = A[i * 3] * d + b[0];
+          const Y = A[i * 3 + 1] * d + b[1];
+          const Z = A[i * 3 + 2] * d + b[2];
+          const px = (nb.fx * X) / Z + nb.cx - 0.5;
+          const py = (nb.fy * Y) / Z + nb.cy - 0.5;
+          const ix = Math.floor(px);
+          const iy = Math.floor(py);
+          if (!(Z > 0) || ix < 0 || iy < 0 || ix >= nw - 1 || iy >= nh - 1) {
+            J[i] = 0;
+            J2[i] = 0;
+            IJ[i] = 0;
+            valid[i] = 0;
+            continue;
+          }
+          const fx = px - ix;
+          const fy = py - iy;
+          const o = iy * nw + ix;
+          const top = g[o] + (g[o + 1] - g[o]) * fx;
+          const bottom = g[o + nw] + (g[o + nw + 1] - g[o + nw]) * fx;
+          const v = top + (bottom - top) * fy;
+          J[i] = v;
+          J2[i] = v * v;
+          IJ[i] = v * I[i];
+          valid[i] = 1;
         }
-        const fx = px - ix;
-        const fy = py - iy;
-        const o = iy * nw + ix;
-        const top = g[o] + (g[o + 1] - g[o]) * fx;
-        const bottom = g[o + nw] + (g[o + nw + 1] - g[o + nw]) * fx;
-        const v = top + (bottom - top) * fy;
-        J[i] = v;
-        J2[i] = v * v;
-        IJ[i] = v * I[i];
-        valid[i] = 1;
       }
-      boxSum(J, sumJ);
-      boxSum(J2, sumJ2);
-      boxSum(IJ, sumIJ);
-      boxSum(valid, sumValid);
+      boxSum(J, sumJ, ax, ay, bx, by);
+      boxSum(J2, sumJ2, ax, ay, bx, by);
+      boxSum(IJ, sumIJ, ax, ay, bx, by);
+      boxSum(valid, sumValid, ax, ay, bx, by);
       const out = ncc[q];
-      for (let i = 0; i < bn; i++) {
-        if (sumValid[i] < area - 0.5) {
-          out[i] = -1;
-          continue;
+      // Outside the rectangle `out` keeps an older plane's scores: no pixel there is scored at this plane.
+      for (let y = ay; y <= by; y++) {
+        for (let i = y * bw + ax, end = y * bw + bx; i <= end; i++) {
+          if (sumValid[i] < area - 0.5) {
+            out[i] = -1;
+            continue;
+          }
+          const vi = sumI2[i] - (sumI[i] * sumI[i]) / area;
+          const vj = sumJ2[i] - (sumJ[i] * sumJ[i]) / area;
+          const cov = sumIJ[i] - (sumI[i] * sumJ[i]) / area;
+          out[i] = vi > minVar * area && vj > 1e-6 ? cov / Math.sqrt(vi * vj) : -1;
         }
-        const vi = sumI2[i] - (sumI[i] * sumI[i]) / area;
-        const vj = sumJ2[i] - (sumJ[i] * sumJ[i]) / area;
-        const cov = sumIJ[i] - (sumI[i] * sumJ[i]) / area;
-        out[i] = vi > minVar * area && vj > 1e-6 ? cov / Math.sqrt(vi * vj) : -1;
       }
     }
     // A pixel's score at this plane: the mean of its two best neighbours (one may not see it).
