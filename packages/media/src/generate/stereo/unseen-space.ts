@@ -119,9 +119,10 @@ export function fillUnseen(grid: ScalarGrid, hull: Float32Array, seen: Uint8Arra
  * Opens the unseen bottom of a cavity the photos looked into: the deep inside of a tall cup or vase, below
  * the lowest line of sight over its rim. The hull keeps it solid only because no outline crossed it, and
  * stereo can only empty what a photo saw through, so what is left is a cone of nothing anyone saw. Such a
- * voxel lies, along the vertical, under space seen empty with nothing seen in between, and that empty space
- * is walled in all round (along both horizontal axes, each way) by surfaces stereo measured: a cavity, not
- * the open air over a top seen at a graze. Its walls are taken to go on straight down, and its floor to be
+ * voxel lies, along the vertical, under space seen empty with nothing seen in between (a measured band
+ * thinner than `strayVoxels` does not count), and that empty space is walled in within its horizontal slice
+ * (it does not reach the open air) with a wall stereo measured met from it: a cavity, not the air over a top
+ * seen at a graze or beside a product. Its walls are taken to go on straight down, and its floor to be
  * as thick as the walls around its opening measured (their median over the cavity): a cup's base is
  * unseen, and a wall of the same make is the guess the photos support, not the hull's cone. Values only go
  * down. Returns the number of columns opened.
@@ -192,9 +193,9 @@ export function openCavities(grid: ScalarGrid, seen: Uint8Array, up: GridUp, str
       }
     }
   }
-  // A cavity is decided as a whole (the runs joined through their voxels): a column whose way out leaks
-  // through a patch stereo missed on the wall does not leave a sheet standing inside an open cup. It opens
-  // when most of its columns are walled in.
+  // A cavity is decided as a whole (the runs joined through their voxels), so that no sheet is left
+  // standing inside an open cup where a few columns fail the test: it opens when most of its columns are
+  // walled in and some measured wall gave its thickness.
   const region = new Int32Array(segments.length).fill(-1);
   const stack: number[] = [];
   let opened = 0;
