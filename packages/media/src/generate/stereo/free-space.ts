@@ -1,7 +1,7 @@
 import type { ScalarGrid } from '../marching-cubes.js';
 import type { StereoView } from './stereo-views.js';
 import { cameraCentre } from '../../poses/camera.js';
-import { fillUnseen, gridUp, SEEN_HULL, SEEN_MEASURED } from './unseen-space.js';
+import { fillUnseen, gridUp, openCavities, SEEN_HULL, SEEN_MEASURED, tentHeight } from './unseen-space.js';
 
 // The stereo depths fused into the hull's grid. Along each photo's ray a voxel in front of the measured
 // surface is empty, one just behind it is inside, and one far behind is hidden from that photo, which then
@@ -92,11 +92,13 @@ export function fuseDepths(hull: ScalarGrid, views: readonly StereoView[], depth
   // the product): it is filled before it can speak for the unseen space around it, and again at the end.
   fillSealedVoids(values, nx, ny, nz, step);
   const centre = [0, 1, 2].map((a) => origin[a] + (([nx, ny, nz][a] - 1) * step) / 2);
-  const up = gridUp(
-    views.map((v) => cameraCentre(v.camera)),
-    centre,
-  );
-  if (up) fillUnseen({ ...hull, values }, hull.values, seen, up, up.axis === 1 && up.sign === 1 && opts.floorY !== undefined ? opts.floorY : -Infinity * up.sign);
+  const centres = views.map((v) => cameraCentre(v.camera));
+  const up = gridUp(centres, centre);
+  if (up) {
+    const floor = up.axis === 1 && up.sign === 1 && opts.floorY !== undefined ? opts.floorY : -Infinity * up.sign;
+    fillUnseen({ ...hull, values }, hull.values, seen, up, floor, tentHeight(centres, centre, up, hull));
+    openCavities({ ...hull, values }, seen, up, TRUNCATION_VOXELS);
+  }
   keepLargestPiece(values, nx, ny, nz, step);
   fillSealedVoids(values, nx, ny, nz, step);
   return { grid: { ...hull, values }, measured };

@@ -46,11 +46,14 @@ async function generateBoth(capture: Pick<ConcaveCapture, 'shots'>, recovery: Re
 
 const HEIGHTS: Record<ConcaveProduct, number> = { mug: 0.09, bowl: 0.05, chair: 0.13 };
 
-/** A segment through the product's opening that must not touch it: the mug's handle, into the bowl, under the chair's seat. */
-const OPENINGS: Record<ConcaveProduct, [number[], number[]]> = {
-  mug: [[0.052, 0.045, -0.1], [0.052, 0.045, 0.1]],
-  bowl: [[0.001, 0.2, 0.002], [0.001, 0.012, 0.002]],
-  chair: [[-0.1, 0.03, 0.001], [0.1, 0.03, 0.001]],
+/** Segments through the product's openings that must not touch it: into the mug's cup and through its handle, into the bowl, under the chair's seat. */
+const OPENINGS: Record<ConcaveProduct, [number[], number[]][]> = {
+  mug: [
+    [[0.001, 0.2, 0.002], [0.001, 0.012, 0.002]],
+    [[0.052, 0.045, -0.1], [0.052, 0.045, 0.1]],
+  ],
+  bowl: [[[0.001, 0.2, 0.002], [0.001, 0.012, 0.002]]],
+  chair: [[[-0.1, 0.03, 0.001], [0.1, 0.03, 0.001]]],
 };
 
 export async function benchStereo(opts: BenchOptions): Promise<void> {
@@ -95,7 +98,7 @@ export async function benchStereo(opts: BenchOptions): Promise<void> {
         stereo: { chamfer_mm: round(s.stereo.chamfer * 1000, 2), f_1pct: round(s.stereo.fscore) },
         stereo_s: stage.stereo.seconds,
         generate_s: seconds,
-        opening: { hull: !segmentHits(stage.hullMesh, ...OPENINGS[product]), stereo: !segmentHits(stage.stereoMesh, ...OPENINGS[product]) },
+        open: { hull: OPENINGS[product].map((o) => !segmentHits(stage.hullMesh, ...o)), stereo: OPENINGS[product].map((o) => !segmentHits(stage.stereoMesh, ...o)) },
         method: stereo.quality.method,
         stereo_coverage: stereo.quality.stereo_coverage,
         peak_rss_mb: Math.round(memory.stop()),
