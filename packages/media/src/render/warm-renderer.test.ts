@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { boxDocument, glbBytes } from '../gltf/model-fixtures.test-support.js';
@@ -119,6 +120,20 @@ describe.skipIf(!existsSync(chromiumPath))('the warm renderer', () => {
     expect(r).toBeGreaterThan(Math.max(g!, b!) + 50);
     await renderer.close();
     expect(alive(pid)).toBe(false);
+  });
+
+  it("switches playwright's zones off once no render is queued: no promise hooks left on for the process", async () => {
+    const zones = () =>
+      (createRequire(import.meta.url)('playwright-core/lib/coreBundle') as { utils: { currentZone(): { _asyncLocalStorage: { enabled: boolean } } } }).utils.currentZone()
+        ._asyncLocalStorage;
+    renderer = new WarmRenderer();
+    const first = renderer.render(await box([0, 1, 0]), job);
+    const second = renderer.render(await box([0, 0, 1]), job);
+    await first;
+    // The second render is still queued, and playwright is in use.
+    expect(zones().enabled).toBe(true);
+    await second;
+    expect(zones().enabled).toBe(false);
   });
 
   it('close() during a warm-up ends the browser being launched, and the warm-up fails', async () => {

@@ -63,7 +63,8 @@ const PNG_DATA_URL = 'data:image/png;base64,';
 
 // The `three` package root: resolve() lands on build/three.cjs (the require
 // condition), one level below the root.
-const threeRoot = path.resolve(path.dirname(createRequire(import.meta.url).resolve('three')), '..');
+const requireHere = createRequire(import.meta.url);
+const threeRoot = path.resolve(path.dirname(requireHere.resolve('three')), '..');
 // A handful of modules (~2 MB) read on every page load otherwise; they never change.
 const threeFiles = new Map<string, Promise<Buffer>>();
 
@@ -125,13 +126,28 @@ export class WarmRenderer {
   private closed = false;
   /** browsers launched so far (tests and the bench read it) */
   launches = 0;
+  /** renders and warm-ups queued or running */
+  private pending = 0;
 
   constructor(private readonly rendersPerBrowser = RENDERS_PER_BROWSER) {}
 
   render(glb: Buffer, job: RenderJob): Promise<Buffer[]> {
-    const run = this.queue.then(() => this.renderNow(glb, job));
-    this.queue = run.catch(() => undefined);
+    return this.enqueue(() => this.renderNow(glb, job));
+  }
+
+  /** Runs `task` after the renders queued before it; once the queue is empty, playwright's zones are switched off. */
+  private enqueue<T>(task: () => Promise<T>): Promise<T> {
+    this.pending++;
+    const run = this.queue.then(task);
+    this.queue = run.then(
+      () => this.settled(),
+      () => this.settled(),
+    );
     return run;
+  }
+
+  private settled(): void {
+    if (--this.pending === 0) quietPlaywrightZones();
   }
 
   /**
@@ -142,11 +158,9 @@ export class WarmRenderer {
    * launching another.
    */
   warm(job: RenderJob): Promise<void> {
-    const run = this.queue.then(async () => {
+    return this.enqueue(async () => {
       await this.renderNow(await warmUpModel(), { ...job, views: 1 });
     });
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   /** Process id of the live browser, or null (tests kill it to check the relaunch). */
@@ -348,4 +362,20 @@ async function withinGrace(work: Promise<unknown>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)))]);
   clearTimeout(timer);
+}
+
+/**
+ * playwright runs each of its API calls in a "zone" kept in an AsyncLocalStorage, and on Node 20 the first such call
+ * switches on promise hooks for the whole process, for good: every promise of every request then pays for them (about
+ * a tenth of the event loop's time under a flood of beacons, in a server whose worker has drawn one poster). Between
+ * renders nothing reads those zones, so they are switched off; the next playwright call switches them on again.
+ * Reached through playwright's own exported bundle; another layout of it leaves them on, as before.
+ */
+function quietPlaywrightZones(): void {
+  try {
+    const bundle = requireHere('playwright-core/lib/coreBundle') as { utils?: { currentZone?: () => { _asyncLocalStorage?: { disable?: () => void } } } };
+    bundle.utils?.currentZone?.()._asyncLocalStorage?.disable?.();
+  } catch {
+    // not this version's layout
+  }
 }
