@@ -19,7 +19,7 @@ export const MAX_AGE_MS = 24 * 3_600_000;
  * bench/beacon.mjs, a 2 ms window lost throughput and latency at 10 and 100 clients alike.
  * 500 events keep one transaction short even when a burst is large.
  */
-export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { windowMs: 0, maxItems: 500, inFlight: 1 };
+export const DEFAULT_GROUP_COMMIT: GroupCommitOptions = { windowMs: 0, maxItems: 500 };
 
 export interface BeaconInput {
   type: BeaconType;

@@ -83,28 +83,4 @@ describe('group commit', () => {
     expect(r.batches).toEqual([[1, 2]]);
     await expect(gc.submit([3])).rejects.toBeInstanceOf(GroupCommitClosedError);
   });
-
-  it('with inFlight 2, the next batch goes to the writer before the first commits, and no third until one does', async () => {
-    const r = recorder({ hold: true });
-    const gc = new GroupCommit(r.write, { windowMs: 0, maxItems: 500, inFlight: 2 });
-    const first = gc.submit([1]);
-    await new Promise((res) => setImmediate(res));
-    const second = gc.submit([2]);
-    await new Promise((res) => setImmediate(res));
-    const third = gc.submit([3]);
-    await new Promise((res) => setImmediate(res));
-    expect(r.batches).toEqual([[1], [2]]);
-    expect(await settled(first)).toBe('pending');
-    r.release.shift()!();
-    await first;
-    for (let turn = 0; turn < 5 && r.batches.length < 3; turn++) await new Promise((res) => setImmediate(res));
-    expect(r.batches).toEqual([[1], [2], [3]]);
-    expect(await settled(second)).toBe('pending');
-    expect(await settled(third)).toBe('pending');
-    const closing = gc.close();
-    r.release.shift()!();
-    r.release.shift()!();
-    await Promise.all([second, third, closing]);
-    expect(gc.stats).toEqual({ batches: 3, items: 3 });
-  });
 });

@@ -8,12 +8,6 @@ export interface GroupCommitOptions {
   windowMs: number;
   /** a batch this large is written at once, without waiting out the window */
   maxItems: number;
-  /**
-   * Transactions handed to the writer before the first has answered (default 1). With 2, the next batch is
-   * already waiting at the writer when one commits, so the writer never sits idle while its answer travels
-   * back and the next batch is gathered; they still commit one after another, in order.
-   */
-  inFlight?: number;
 }
 
 interface Waiter<T> {
@@ -35,7 +29,7 @@ export class GroupCommit<T> {
   private waiting: Waiter<T>[] = [];
   private waitingItems = 0;
   private timer: { cancel(): void } | null = null;
-  private readonly flights = new Set<Promise<void>>();
+  private flight: Promise<void> | null = null;
   private closed = false;
   /** transactions started and items written: for tests and diagnostics */
   readonly stats = { batches: 0, items: 0 };
@@ -59,19 +53,16 @@ export class GroupCommit<T> {
   /** Writes what is waiting, waits for the transaction in flight, and refuses anything later. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.flights.size || this.waiting.length) {
-      if (this.flights.size < this.maxInFlight) this.flush();
-      await Promise.race(this.flights);
+    while (this.flight || this.waiting.length) {
+      if (!this.flight) this.flush();
+      await this.flight;
     }
   }
 
-  private get maxInFlight() {
-    return this.options.inFlight ?? 1;
-  }
-
   private schedule() {
-    // Transactions in flight are themselves the window: whatever arrives meanwhile goes in the next one.
-    if (this.flights.size >= this.maxInFlight) return;
+    // A transaction in flight is itself the window: whatever arrives meanwhile goes in the next one.
+    // (Handing the writer a second batch before the first answered was measured: 0.68x of node:http against 0.79x.)
+    if (this.flight) return;
     if (this.waitingItems >= this.options.maxItems || this.closed) return this.flush();
     if (this.timer) return;
     const left = this.options.windowMs - (Date.now() - this.waiting[0].at);
@@ -88,13 +79,12 @@ export class GroupCommit<T> {
   private flush() {
     this.timer?.cancel();
     this.timer = null;
-    if (this.flights.size >= this.maxInFlight || !this.waiting.length) return;
+    if (this.flight || !this.waiting.length) return;
     const batch = this.take();
-    const flight: Promise<void> = this.run(batch).finally(() => {
-      this.flights.delete(flight);
+    this.flight = this.run(batch).finally(() => {
+      this.flight = null;
       if (this.waiting.length) this.schedule();
     });
-    this.flights.add(flight);
   }
 
   /** Whole requests, oldest first, up to maxItems (a request is never split across transactions). */
