@@ -3,18 +3,18 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
-/** Resident memory of `pid` and its descendants, in MB. */
-export function treeMb(pid) {
+/** The sum of `value(fields)` over `pid` and its live descendants; `fields` are /proc/PID/stat's after the name. */
+function sumOverTree(pid, value) {
   if (!pid || !existsSync('/proc')) return 0;
   const children = new Map();
-  const rss = new Map();
+  const values = new Map();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const ppid = Number(fields[1]);
-      rss.set(Number(entry), (Number(fields[21]) * 4096) / 2 ** 20);
+      values.set(Number(entry), value(fields));
       if (!children.has(ppid)) children.set(ppid, []);
       children.get(ppid).push(Number(entry));
     } catch {
@@ -24,10 +24,15 @@ export function treeMb(pid) {
   let total = 0;
   for (const stack = [pid]; stack.length; ) {
     const p = stack.pop();
-    total += rss.get(p) ?? 0;
+    total += values.get(p) ?? 0;
     stack.push(...(children.get(p) ?? []));
   }
   return total;
+}
+
+/** Resident memory of `pid` and its descendants, in MB. */
+export function treeMb(pid) {
+  return sumOverTree(pid, (fields) => (Number(fields[21]) * 4096) / 2 ** 20);
 }
 
 let clockTicks = 0;
@@ -48,30 +53,8 @@ function ticksPerSecond() {
  * is the CPU a step used, which on a shared machine says more than its wall time.
  */
 export function treeCpuSeconds(pid) {
-  if (!pid || !existsSync('/proc')) return 0;
-  const children = new Map();
-  const ticks = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ppid = Number(fields[1]);
-      // utime, stime, cutime, cstime: the process's own threads and its reaped children.
-      ticks.set(Number(entry), Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]));
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  let total = 0;
-  for (const stack = [pid]; stack.length; ) {
-    const p = stack.pop();
-    total += ticks.get(p) ?? 0;
-    stack.push(...(children.get(p) ?? []));
-  }
-  return total / ticksPerSecond();
+  // utime, stime, cutime, cstime: the process's own threads and its reaped children.
+  return sumOverTree(pid, (f) => Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / ticksPerSecond();
 }
 
 /** Samples treeMb(pid()) every `everyMs` until stop(), which returns the peak. */

@@ -2,6 +2,7 @@ import { MediaError } from '../errors.js';
 import type { PosedCamera } from '../poses/camera.js';
 import { DEFAULT_TALLEST_SIDE_METRES, type GenerateResult } from './generator.js';
 import { writePartsGlb } from './glb-writer.js';
+import { positionBox } from './position-box.js';
 import { textureHull } from './hull-texture.js';
 import { marchingCubes, type ScalarGrid } from './marching-cubes.js';
 import { simplifyToBudget } from './mesh-simplify.js';
@@ -95,7 +96,7 @@ export async function finishHull(input: HullModelInput, progress: Progress): Pro
   const textured = await textureHull(mesh, views, cams, input.textureSize);
 
   await progress(90, 'storing_model');
-  const { min, max, size } = meshBox(textured.mesh.positions);
+  const { min, max, size } = positionBox(textured.mesh.positions);
   const { scale, source } = metricScale(size, input.dimensions, input.metresPerUnit ?? null);
   quality.scale_source = source;
   // Footprint centred on the origin, base on y = 0.
@@ -122,17 +123,6 @@ function metricScale(size: number[], dimensions: Dimensions | null | undefined, 
   if (dimensions?.depth) return { scale: dimensions.depth / size[2], source: 'given' };
   if (measured) return { scale: measured, source: 'mat' };
   return { scale: DEFAULT_TALLEST_SIDE_METRES / Math.max(...size), source: 'assumed' };
-}
-
-function meshBox(positions: Float32Array): { min: number[]; max: number[]; size: number[] } {
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < positions.length; i++) {
-    const a = i % 3;
-    if (positions[i] < min[a]) min[a] = positions[i];
-    if (positions[i] > max[a]) max[a] = positions[i];
-  }
-  return { min, max, size: [0, 1, 2].map((a) => max[a] - min[a]) };
 }
 
 /** Rotation about y that makes the footprint's box smallest, with its longer side along x (width). */

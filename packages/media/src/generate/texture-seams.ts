@@ -1,4 +1,5 @@
 import { SOLID_COVERAGE } from './texture-bleed.js';
+import { positionBox } from './position-box.js';
 
 // Seam levelling (after Lempitsky and Ivanov, "Seamless mosaicing of image-based texture maps", 2007).
 // Each triangle is coloured from one photo, and neighbouring triangles from different photos meet at a
@@ -196,14 +197,7 @@ function vertexAreas(p: Float32Array, indices: Uint32Array, count: number): Floa
 
 /** Half the diagonal of the model's box. */
 function modelRadius(p: Float32Array): number {
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < p.length; i++) {
-    const a = i % 3;
-    if (p[i] < min[a]) min[a] = p[i];
-    if (p[i] > max[a]) max[a] = p[i];
-  }
-  return Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]) / 2 || 1;
+  return Math.hypot(...positionBox(p).size) / 2 || 1;
 }
 
 /** Jacobi-preconditioned conjugate gradients for three right-hand sides (RGB) that share one matrix. */

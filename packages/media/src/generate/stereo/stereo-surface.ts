@@ -1,6 +1,7 @@
 import type { PosedCamera, Vec3 } from '../../poses/camera.js';
 import { marchingCubes, type ScalarGrid, type TriangleMesh } from '../marching-cubes.js';
 import type { PreparedView } from '../prepared-view.js';
+import { positionBox } from '../position-box.js';
 import { consistentDepths } from './depth-consistency.js';
 import { sweepAll, STEREO_THREADS } from './depth-workers.js';
 import { fuseDepths } from './free-space.js';
@@ -62,14 +63,7 @@ export async function carveWithStereo(
 }
 
 function meshCentre(mesh: TriangleMesh): Vec3 {
-  const p = mesh.positions;
-  const min = [Infinity, Infinity, Infinity];
-  const max = [-Infinity, -Infinity, -Infinity];
-  for (let i = 0; i < p.length; i++) {
-    const a = i % 3;
-    if (p[i] < min[a]) min[a] = p[i];
-    if (p[i] > max[a]) max[a] = p[i];
-  }
+  const { min, max } = positionBox(mesh.positions);
   return [0, 1, 2].map((a) => (min[a] + max[a]) / 2) as Vec3;
 }
 

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB, Executor } from '../../db.js';
 import { writeBatch, type BatchInsert } from '../../platform/db/batch.js';
+import type { ExposureMemory } from './exposure-memory.js';
 import {
   BEACON_TYPES,
   zeroCounts,
@@ -154,29 +155,6 @@ function rollupRows(events: BeaconEvent[], unit: number): Counted[] {
     [...g.values()].map((r) => [`${r.org_id}\u0000${r.subject_id}\u0000${r.bucket_start}\u0000${r.internal}`, r] as const),
   );
   return keyed.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).map(([, r]) => r);
-}
-
-/**
- * The (experiment, organization, viewer, arm) exposures already committed, as their keys: a viewer's page sends
- * the same exposure with every batch of events, and a row the database already holds needs no upsert (its
- * `on conflict do nothing` would change nothing). Only committed keys go in, so forgetting is always safe; a
- * deleted experiment's keys may linger, and its rows are never read again. Bounded: cleared when full.
- */
-export class ExposureMemory {
-  private readonly keys = new Set<string>();
-
-  constructor(private readonly capacity = 100_000) {}
-
-  has(key: string): boolean {
-    return this.keys.has(key);
-  }
-
-  remember(keys: Iterable<string>): void {
-    for (const key of keys) {
-      if (this.keys.size >= this.capacity) this.keys.clear();
-      this.keys.add(key);
-    }
-  }
 }
 
 /**

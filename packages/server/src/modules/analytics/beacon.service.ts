@@ -3,7 +3,8 @@ import type { Executor } from '../../db.js';
 import { AppError, validationFailed } from '../../core/errors.js';
 import { writeOrg } from '../../core/reach.js';
 import type { Principal } from '../../core/principal.js';
-import { ExposureMemory, purgeBeaconEvents, writeBeaconEvents } from './analytics.repo.js';
+import { purgeBeaconEvents, writeBeaconEvents } from './analytics.repo.js';
+import { ExposureMemory } from './exposure-memory.js';
 import type { Arm, BeaconEvent, BeaconType, ConversionName, Device } from './analytics.types.js';
 import { GroupCommit, GroupCommitClosedError, type GroupCommitOptions } from './group-commit.js';
 
