@@ -29,6 +29,23 @@ describe('group commit', () => {
     expect(gc.stats).toEqual({ batches: 1, items: 4 });
   });
 
+  it('what waited behind a transaction goes to the writer before that transaction\'s callers are answered', async () => {
+    const r = recorder({ hold: true });
+    const gc = new GroupCommit(r.write, { windowMs: 0, maxItems: 500 });
+    const order: string[] = [];
+    const first = gc.submit([1]).then(() => order.push(`answered ${r.batches.length} batches written`));
+    await new Promise((res) => setImmediate(res));
+    const second = gc.submit([2, 3]);
+    expect(r.batches).toEqual([[1]]);
+    r.release.shift()!();
+    await first;
+    // The second transaction was already with the writer when the first's caller heard back.
+    expect(order).toEqual(['answered 2 batches written']);
+    expect(r.batches).toEqual([[1], [2, 3]]);
+    r.release.shift()!();
+    await second;
+  });
+
   it('a full batch is written at once, without waiting out the window', async () => {
     const r = recorder();
     const gc = new GroupCommit(r.write, { windowMs: 60_000, maxItems: 3 });

@@ -1,7 +1,8 @@
 /**
  * Group commit: many small writes share one transaction, and each caller is answered only after
- * the transaction holding its items has committed. One fsync then acknowledges a whole burst of
- * beacons instead of one request each, and nothing is ever acknowledged before it is durable.
+ * the transaction holding its items has committed. One commit (its statements for the rollups, its
+ * flush) then acknowledges a whole burst of beacons instead of one request each, and nothing is ever
+ * acknowledged before it is committed.
  */
 export interface GroupCommitOptions {
   /** how long the first waiting request holds the door open for others; 0 = the current event-loop turn */
@@ -80,11 +81,19 @@ export class GroupCommit<T> {
     this.timer?.cancel();
     this.timer = null;
     if (this.flight || !this.waiting.length) return;
-    const batch = this.take();
-    this.flight = this.run(batch).finally(() => {
-      this.flight = null;
-      if (this.waiting.length) this.schedule();
-    });
+    this.flight = this.run(this.take());
+  }
+
+  /**
+   * Called once a batch's transaction is over, before its callers are answered: the writer is idle from here, so
+   * what waited meanwhile goes to it at once (the transaction in flight was its window), and its commit overlaps
+   * the answers this batch is about to send.
+   */
+  private release() {
+    this.flight = null;
+    if (!this.waiting.length) return;
+    if (this.options.windowMs === 0) this.flush();
+    else this.schedule();
   }
 
   /** Whole requests, oldest first, up to maxItems (a request is never split across transactions). */
@@ -103,21 +112,28 @@ export class GroupCommit<T> {
   private async run(batch: Waiter<T>[]): Promise<void> {
     try {
       await this.commit(batch.length === 1 ? batch[0].items : batch.flatMap((w) => w.items));
-      for (const w of batch) w.resolve();
-      return;
     } catch (err) {
-      if (batch.length === 1) return batch[0].reject(err);
-    }
-    // One request's bad luck (a row the database refuses) must not fail the others that shared its
-    // transaction: the batch rolled back as a whole, so each request is retried on its own.
-    for (const w of batch) {
-      try {
-        await this.commit(w.items);
-        w.resolve();
-      } catch (err) {
-        w.reject(err);
+      if (batch.length === 1) {
+        this.release();
+        batch[0].reject(err);
+        return;
       }
+      // One request's bad luck (a row the database refuses) must not fail the others that shared its
+      // transaction: the batch rolled back as a whole, so each request is retried on its own, still the only
+      // transaction in flight.
+      for (const w of batch) {
+        try {
+          await this.commit(w.items);
+          w.resolve();
+        } catch (err) {
+          w.reject(err);
+        }
+      }
+      this.release();
+      return;
     }
+    this.release();
+    for (const w of batch) w.resolve();
   }
 
   private async commit(items: T[]) {

@@ -1,13 +1,21 @@
+import { closeSync, fsyncSync, openSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, PostgresAdapter, type Kysely } from 'kysely';
-import { SqliteWriterThread } from './writer-thread.js';
 
 /**
  * Writes many rows of a few fixed shapes in one transaction, without building a query per row or per batch:
  * the SQL of each shape is written once. On SQLite the rows go through one prepared better-sqlite3
- * statement per shape, reused across batches, the whole transaction run on a writer thread with its own
- * connection (writer-thread.ts; in memory, where no second connection can see the data, synchronously on
- * the main one); on PostgreSQL each shape is one multi-row INSERT … VALUES per 500 rows.
+ * statement per shape, reused across batches; on PostgreSQL each shape is one multi-row INSERT … VALUES per
+ * 500 rows.
+ *
+ * Batches are analytics events (the beacon's group commit), and on a SQLite file their commits wait for the
+ * operating system, not the disk (`synchronous = NORMAL` for the batch's transaction; everything else on the
+ * connection stays `FULL`): an acknowledged batch survives a crash of the process at once, and a crash of the
+ * host once the WAL file is flushed, WAL_FLUSH_MS later at most (sooner at a checkpoint or at any `FULL` commit,
+ * which flushes the same file). Money, jobs and products never come here. A commit without its flush costs
+ * about 100 µs for a burst of 40 beacons, so it runs on the event loop: handing it to a thread cost more in
+ * wake-ups and waiting than the work it moved.
  */
 export interface BatchInsert {
   table: string;
@@ -25,30 +33,64 @@ export interface BatchWrite {
 /** Rows per PostgreSQL statement: far below its 65,535 bound parameters for any shape of a few columns. */
 const CHUNK = 500;
 
+/** The longest an acknowledged batch waits in the operating system's cache before the disk has it. */
+export const WAL_FLUSH_MS = 1_000;
+
 interface SqliteHandle {
   raw: SqliteDatabase.Database;
   statements: Map<BatchInsert, SqliteDatabase.Statement>;
-  /** the database file; null in memory, which no second connection can share */
+  /** the database file; null in memory */
   file: string | null;
-  /** made at the first batch, so a server that never writes one starts no thread */
-  thread: SqliteWriterThread | null;
+  /** the pending flush of the WAL file, set by a batch's commit */
+  flush: NodeJS.Timeout | null;
+  /** batches waiting for the connection or being written, each settled either way */
+  inFlight: Set<Promise<void>>;
 }
 
 const sqliteHandles = new WeakMap<object, SqliteHandle>();
 
 /** Called by openDatabase: lets writeBatch reach the SQLite connection under a Kysely instance. */
 export function registerSqlite<DB>(db: Kysely<DB>, raw: SqliteDatabase.Database, file: string | null): void {
-  sqliteHandles.set(db, { raw, statements: new Map(), file, thread: null });
+  sqliteHandles.set(db, { raw, statements: new Map(), file, flush: null, inFlight: new Set() });
 }
 
-/** Called as the database closes: waits for the batches in flight on the writer thread, then stops it. */
+/**
+ * Called as the database closes: the batches already handed over are written, and what they committed reaches
+ * the disk, before the connection goes.
+ */
 export async function closeBatchWriter<DB>(db: Kysely<DB>): Promise<void> {
   const handle = sqliteHandles.get(db);
-  const thread = handle?.thread;
-  if (!thread) return;
-  handle.thread = null;
-  handle.file = null;
-  await thread.close();
+  if (!handle) return;
+  while (handle.inFlight.size) await Promise.all(handle.inFlight);
+  if (!handle.flush || !handle.file) return;
+  clearTimeout(handle.flush);
+  handle.flush = null;
+  let fd: number | null = null;
+  try {
+    fd = openSync(walFile(handle.file), 'r');
+    fsyncSync(fd);
+  } catch {
+    // No WAL file: a checkpoint moved everything into the database file and flushed it.
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+const walFile = (file: string) => `${file}-wal`;
+
+/** Flushes the WAL file WAL_FLUSH_MS after the first batch it has not flushed, off the event loop. */
+function flushSoon(handle: SqliteHandle) {
+  if (handle.flush || !handle.file) return;
+  const file = walFile(handle.file);
+  handle.flush = setTimeout(() => {
+    handle.flush = null;
+    // The same file SQLite writes through its own descriptor: fsync on this one flushes those writes too.
+    void open(file, 'r').then(
+      (fh) => fh.sync().finally(() => fh.close()).catch(() => {}),
+      () => {},
+    );
+  }, WAL_FLUSH_MS);
+  handle.flush.unref();
 }
 
 const oneRowSql = new Map<BatchInsert, string>();
@@ -76,16 +118,16 @@ function insertSql(insert: BatchInsert, rowCount: number, placeholder: (n: numbe
  */
 export async function writeBatch<DB>(db: Kysely<DB>, writes: readonly BatchWrite[]): Promise<void> {
   const sqlite = sqliteHandles.get(db);
-  if (sqlite?.file) {
-    // A database file: the batch is written and committed on the writer thread, off the event loop.
-    sqlite.thread ??= new SqliteWriterThread(sqlite.file);
-    await sqlite.thread.write(writes.map((w) => ({ sql: sqlOf(w.insert), rows: w.rows })));
-    return;
-  }
   if (sqlite) {
     // The connection is taken through Kysely, so no Kysely transaction is open on it meanwhile.
-    await db.connection().execute(async () => writeSqlite(sqlite, writes));
-    return;
+    const written = db.connection().execute(async () => writeSqlite(sqlite, writes));
+    const settled = written.then(
+      () => {},
+      () => {},
+    );
+    sqlite.inFlight.add(settled);
+    void settled.then(() => sqlite.inFlight.delete(settled));
+    return written;
   }
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   const placeholder = postgres ? (n: number) => `$${n}` : () => '?';
@@ -105,10 +147,19 @@ function writeSqlite(handle: SqliteHandle, writes: readonly BatchWrite[]) {
     if (!stmt) handle.statements.set(w.insert, (stmt = handle.raw.prepare(sqlOf(w.insert))));
     return stmt;
   });
-  handle.raw.transaction(() => {
+  const write = handle.raw.transaction(() => {
     for (let s = 0; s < writes.length; s++) {
       const stmt = statements[s];
       for (const row of writes[s].rows) stmt.run(row as unknown[]);
     }
-  })();
+  });
+  if (!handle.file) return write();
+  // Nothing else runs on the connection until this returns: the setting holds for this transaction only.
+  handle.raw.pragma('synchronous = NORMAL');
+  try {
+    write();
+  } finally {
+    handle.raw.pragma('synchronous = FULL');
+  }
+  flushSoon(handle);
 }

@@ -95,9 +95,10 @@ function openSqlite<DB>(file: string, migrations?: MigrationSet): Database<DB> {
 }
 
 /**
- * Transactions begin IMMEDIATE: they take the write lock at once, waiting (busy_timeout) while the batch
- * writer thread's connection commits. A deferred one that read first could find, when it came to write,
- * that the other connection had committed since its read, and fail with SQLITE_BUSY instead of waiting.
+ * Transactions begin IMMEDIATE: they take the write lock at once, waiting (busy_timeout) while another
+ * connection to the file (a worker process's) commits. A deferred one that read first could find, when it
+ * came to write, that the other connection had committed since its read, and fail with SQLITE_BUSY instead
+ * of waiting.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
   constructor(private readonly settings: SqliteDialectConfig) {

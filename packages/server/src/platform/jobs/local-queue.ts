@@ -241,8 +241,8 @@ export class LocalJobQueue implements JobQueue, HeartbeatQueue {
           w.and([w('state', '=', 'active'), w('locked_until', '<', nowIso)]),
         ]);
       // A read first: in WAL mode it never waits for a writer, where the claim waits for the write lock in
-      // SQLite's busy handler, which sleeps on the event loop (under a beacon flood, every poll met a commit in
-      // progress on the writer thread). Most polls find nothing and stop here.
+      // SQLite's busy handler, which sleeps on the event loop (another process's commit in progress: an API
+      // taking a beacon flood beside a `plinth worker`). Most polls find nothing and stop here.
       const due = await this.database.db.selectFrom('jobs').select('id').where('queue', 'in', names).where(isDue).orderBy('run_at').limit(1).executeTakeFirst();
       if (!due) return undefined;
       // The claim checks again that the job is due: SQLite runs it under the write lock, so two workers cannot

@@ -6,10 +6,10 @@ import { writeBatch, type BatchInsert } from './batch.js';
 import { openDatabase, type Database } from './index.js';
 
 /**
- * Batches on a database file are committed by a writer thread with its own connection (writer-thread.ts),
- * while the main connection goes on reading and writing. These check what that must not change: a batch
- * is visible once its promise resolves, fails whole, never makes a main-thread transaction fail, and is
- * not lost when the database closes with batches in flight.
+ * Batches share the connection with the app's own queries and transactions. These check what that must not
+ * change: a batch is visible once its promise resolves, fails whole, never lands inside (or breaks) a
+ * transaction that is open across an await, leaves the connection's durable setting as it found it, and is
+ * not lost when the database closes with batches waiting.
  */
 interface Tables {
   items: { id: string; n: number };
@@ -48,8 +48,8 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) d.remove();
 });
 
-describe('batches on the writer thread', () => {
-  it('a batch is readable from the main connection as soon as it resolves, rollups included', async () => {
+describe('batch writes', () => {
+  it('a batch is readable as soon as it resolves, rollups included', async () => {
     const { db } = await database();
     await writeBatch(db, [
       { insert: ITEMS, rows: [['a', 1], ['b', 2]] },
@@ -60,7 +60,7 @@ describe('batches on the writer thread', () => {
     expect(await db.selectFrom('counters').selectAll().execute()).toEqual([{ name: 'views', value: 5 }]);
   });
 
-  it('rows reach the thread whole, whichever cells repeat the row above (only the others are sent)', async () => {
+  it('rows are stored whole: text, null and real cells, repeated or not', async () => {
     const { db } = await database();
     const rows = [
       { k: 1, a: 'x', b: null, c: 1.5 },
@@ -74,7 +74,7 @@ describe('batches on the writer thread', () => {
     expect(await db.selectFrom('cells').selectAll().orderBy('k').execute()).toEqual(rows);
   });
 
-  it('a batch that breaks a constraint fails whole, with SQLite\'s code, and the thread goes on', async () => {
+  it('a batch that breaks a constraint fails whole, with SQLite\'s code, and the next one is written', async () => {
     const { db } = await database();
     await writeBatch(db, [{ insert: ITEMS, rows: [['a', 1]] }]);
     const failed = writeBatch(db, [{ insert: ITEMS, rows: [['b', 2], ['a', 3]] }]);
@@ -84,7 +84,7 @@ describe('batches on the writer thread', () => {
     expect(await count(db)).toBe(2);
   });
 
-  it('main-thread transactions that read, then write, never fail while the thread commits', async () => {
+  it('transactions that read, await, then write neither fail nor take in a batch written meanwhile', async () => {
     const { db } = await database();
     await sql`insert into counters (name, value) values ('main', 0)`.execute(db);
     const batches: Promise<void>[] = [];
@@ -115,7 +115,18 @@ describe('batches on the writer thread', () => {
     expect(await count(db)).toBe(50);
   });
 
-  it('an in-memory database, which no second connection can share, writes on the main connection', async () => {
+  it('a batch on a file commits without waiting for the disk, and the connection stays FULL for everything else', async () => {
+    const { db } = await database();
+    const setting = async () => Number(Object.values((await sql<Record<string, number>>`pragma synchronous`.execute(db)).rows[0])[0]);
+    expect(await setting()).toBe(2);
+    await writeBatch(db, [{ insert: ITEMS, rows: [['a', 1]] }]);
+    expect(await setting()).toBe(2);
+    // A failed batch too.
+    await expect(writeBatch(db, [{ insert: ITEMS, rows: [['a', 2]] }])).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_PRIMARYKEY' });
+    expect(await setting()).toBe(2);
+  });
+
+  it('an in-memory database writes its batches too', async () => {
     const database = openDatabase(':memory:') as unknown as Database<Tables>;
     open.push(database);
     await sql`create table items (id text primary key, n integer not null)`.execute(database.db);
