@@ -17,11 +17,13 @@ export interface CreateInput {
 
 /**
  * Seconds a model takes: its steps' measured costs (see step-costs.ts), per photo for finding the
- * cameras and for the held-out check, per job for the rest. The turntable path skips the cameras.
+ * cameras, for stereo and for the held-out check, per job for the rest. The turntable path skips the
+ * cameras and stereo.
  */
 export function generationSeconds(views: number, capture: CreateInput['capture'], costs: StepCosts = PRIOR_COSTS): number {
   const posed = (capture?.kind ?? 'auto') !== 'turntable';
-  return costs.fetching + (posed ? costs.finding_cameras * views : 0) + costs.carving + costs.checking * views + costs.texturing + costs.storing_model;
+  const perView = (posed ? costs.finding_cameras + costs.matching : 0) + costs.checking;
+  return costs.fetching + perView * views + costs.carving + costs.texturing + costs.storing_model;
 }
 
 /** Frames a video gives (video-frames.ts in the media engine): up to 24 for a turntable, up to 60 for a walk-around. */

@@ -63,8 +63,8 @@ describe('estimated_seconds from measured step costs', () => {
   it('starts from the prior and moves toward what a completed generation measured', { timeout: 120_000 }, async () => {
     const body = { image_urls: views(), capture: { kind: 'walkaround' }, generate_model: true };
     const before = await estimate(body);
-    // The prior: 5 s to fetch, 2 s per photo to cut out, then the model's steps (8 photos through COLMAP).
-    expect(before).toBe(Math.round(5 + 8 * PRIOR_COSTS.cutting_out + PRIOR_COSTS.fetching + 8 * PRIOR_COSTS.finding_cameras + PRIOR_COSTS.carving + 8 * PRIOR_COSTS.checking + PRIOR_COSTS.texturing + PRIOR_COSTS.storing_model));
+    // The prior: 5 s to fetch, 2 s per photo to cut out, then the model's steps (8 photos through COLMAP and stereo).
+    expect(before).toBe(Math.round(5 + 8 * PRIOR_COSTS.cutting_out + PRIOR_COSTS.fetching + 8 * PRIOR_COSTS.finding_cameras + PRIOR_COSTS.carving + 8 * PRIOR_COSTS.matching + 8 * PRIOR_COSTS.checking + PRIOR_COSTS.texturing + PRIOR_COSTS.storing_model));
 
     const created = await quoteAndCommit(t, t.org.secret_key, { image_urls: views(), capture: { kind: 'turntable' }, generate_model: true });
     const product = await waitFor(async () => {
@@ -86,11 +86,11 @@ describe('estimated_seconds from measured step costs', () => {
     expect(rows.every((r) => Number(r.samples) === 1)).toBe(true);
 
     const after = await estimate(body);
-    const measured = 5 + 8 * costs.cutting_out + costs.fetching + 8 * costs.finding_cameras + costs.carving + 8 * costs.checking + costs.texturing + costs.storing_model;
+    const measured = 5 + 8 * costs.cutting_out + costs.fetching + 8 * costs.finding_cameras + costs.carving + 8 * costs.matching + 8 * costs.checking + costs.texturing + costs.storing_model;
     expect(after).toBe(Math.round(measured));
     expect(after).toBeGreaterThan(before + 200);
-    // The turntable path skips the cameras, and its estimate says so.
-    expect(await estimate({ ...body, capture: { kind: 'turntable' } })).toBeLessThan(after - 8 * costs.finding_cameras + 1);
+    // The turntable path skips the cameras and stereo, and its estimate says so.
+    expect(await estimate({ ...body, capture: { kind: 'turntable' } })).toBe(Math.round(measured - 8 * costs.finding_cameras - 8 * costs.matching));
   });
 });
 

@@ -7,7 +7,7 @@ import type { Executor } from '../../db.js';
  * them up for the work it prices; until a step has been measured a few times, its cost leans on a
  * prior (the step costs measured on a 2-core machine when the pipeline was written).
  */
-export type MeasuredStep = 'fetching' | 'cutting_out' | 'finding_cameras' | 'carving' | 'checking' | 'texturing' | 'storing_model';
+export type MeasuredStep = 'fetching' | 'cutting_out' | 'finding_cameras' | 'carving' | 'checking' | 'matching' | 'texturing' | 'storing_model';
 
 /** Per photo for the steps that handle each photo on its own; per job for the ones that build one model. */
 export const STEP_UNITS: Record<MeasuredStep, 'view' | 'job'> = {
@@ -17,6 +17,8 @@ export const STEP_UNITS: Record<MeasuredStep, 'view' | 'job'> = {
   carving: 'job',
   // The held-out check carves once per left-out view (up to 8) from all the others: it grows with the photos.
   checking: 'view',
+  // Stereo makes a depth map per photo against its neighbours, then meshes what they measured.
+  matching: 'view',
   texturing: 'job',
   storing_model: 'job',
 };
@@ -28,6 +30,7 @@ export const PRIOR_COSTS: Readonly<Record<MeasuredStep, number>> = Object.freeze
   finding_cameras: 2.5,
   carving: 8,
   checking: 0.5,
+  matching: 0.5,
   texturing: 5,
   storing_model: 1,
 });
@@ -95,9 +98,9 @@ const MEASURED_AS: Record<string, MeasuredStep> = {
   carving: 'carving',
   building_card: 'carving',
   extracting_surface: 'carving',
-  // Stereo beyond the hull: part of making the surface, timed with the carving.
-  matching: 'carving',
-  meshing: 'carving',
+  // Stereo beyond the hull, per photo: its depth maps, then the mesh of what they measured.
+  matching: 'matching',
+  meshing: 'matching',
   simplifying: 'carving',
   checking: 'checking',
   texturing: 'texturing',
