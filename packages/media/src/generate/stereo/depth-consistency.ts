@@ -4,17 +4,30 @@ import type { StereoView } from './stereo-views.js';
 // A depth one photo measured is kept only when other photos measured the same surface point: its 3-D point,
 // seen from another photo, lands where that photo's own depth map puts a surface at the same distance. The
 // correlation threshold of the sweep is the photometric half of the check; this is the geometric half.
+// A depth deep behind the hull's surface (beyond the fusion's cut-off) says every outline left standing
+// space that is not there, and cuts it away: a wrong match two photos happen to agree on then costs the
+// product a chunk, not a bump on its surface, so such a depth takes one more photo to confirm.
 
-/** Other photos that must confirm a depth. */
-export const MIN_CONFIRMING_VIEWS = 2;
+/** Other photos that must confirm a depth near the hull's surface. */
+const MIN_CONFIRMING_VIEWS = 2;
+/** Other photos that must confirm a depth deep behind it. */
+const DEEP_CONFIRMING_VIEWS = 3;
 /** Relative depth difference still counted as the same surface. */
 const DEPTH_TOLERANCE = 0.006;
 
+export interface HullDepths {
+  /** Per view (stereo size), the hull's nearest depth along each pixel's ray. */
+  near: readonly Float32Array[];
+  /** How far behind it along the ray a depth lies deep. */
+  deep: number;
+}
+
 /** The depth maps with every unconfirmed depth cleared (0). */
-export function consistentDepths(views: readonly StereoView[], maps: readonly SweepResult[]): Float32Array[] {
+export function consistentDepths(views: readonly StereoView[], maps: readonly SweepResult[], hull: HullDepths): Float32Array[] {
   return views.map((view, i) => {
     const { width: w, height: h, fx, fy, cx, cy, rotation: R, translation: t } = view.image;
     const depth = maps[i].depth;
+    const near = hull.near[i];
     const out = new Float32Array(depth.length);
     for (let y = 0; y < h; y++) {
       for (let x = 0; x < w; x++) {
@@ -27,8 +40,9 @@ export function consistentDepths(views: readonly StereoView[], maps: readonly Sw
         const X = R[0] * xc + R[3] * yc + R[6] * zc;
         const Y = R[1] * xc + R[4] * yc + R[7] * zc;
         const Z = R[2] * xc + R[5] * yc + R[8] * zc;
+        const needed = d - near[y * w + x] > hull.deep ? DEEP_CONFIRMING_VIEWS : MIN_CONFIRMING_VIEWS;
         let confirmed = 0;
-        for (let j = 0; j < views.length && confirmed < MIN_CONFIRMING_VIEWS; j++) {
+        for (let j = 0; j < views.length && confirmed < needed; j++) {
           if (j === i) continue;
           const o = views[j].image;
           const r = o.rotation;
@@ -40,7 +54,7 @@ export function consistentDepths(views: readonly StereoView[], maps: readonly Sw
           const dj = maps[j].depth[py * o.width + px];
           if (dj > 0 && Math.abs(dj - zj) <= DEPTH_TOLERANCE * zj) confirmed++;
         }
-        if (confirmed >= MIN_CONFIRMING_VIEWS) out[y * w + x] = d;
+        if (confirmed >= needed) out[y * w + x] = d;
       }
     }
     return out;

@@ -13,8 +13,13 @@ import { fillUnseen, gridUp, openCavities, SEEN_HULL, SEEN_MEASURED, tentHeight 
 
 /** Photos that must speak for a voxel before stereo changes it. */
 const MIN_VOTES = 2;
-/** The signed distance is cut off at this many voxels. */
-const TRUNCATION_VOXELS = 3;
+/**
+ * Photos that must speak for a voxel deeper inside the hull than the cut-off: there stereo does not move the
+ * hull's surface, it cuts new space out of what every outline left standing (depth-consistency.ts).
+ */
+const DEEP_VOTES = 3;
+/** The signed distance is cut off at this many voxels; deeper inside the hull a depth is deep. */
+export const TRUNCATION_VOXELS = 3;
 /** Stereo within this many voxels inside the hull's surface is noise on a surface the hull already has right. */
 const HULL_AGREEMENT_VOXELS = 1.5;
 /** Pixels this close to a photo's outline show where its outline carved, not a surface it saw. */
@@ -81,8 +86,9 @@ export function fuseDepths(hull: ScalarGrid, views: readonly StereoView[], depth
         if (hullSeen) seen[i] = SEEN_HULL;
         if (votes < MIN_VOTES) continue;
         const fused = sum / votes;
-        // Outside only when at least two photos see it in front of their surface: one stray depth does not cut a hole.
-        if (fused < values[i] - agree && (fused > 0 || front >= MIN_VOTES)) values[i] = fused;
+        const needed = hull.values[i] > trunc ? DEEP_VOTES : MIN_VOTES;
+        // Outside only when enough photos see it in front of their surface: one stray depth does not cut a hole.
+        if (fused < values[i] - agree && (fused > 0 ? votes : front) >= needed) values[i] = fused;
         if (near >= MIN_VOTES) measured[i] = 1;
         if (near >= MIN_VOTES) seen[i] = SEEN_MEASURED;
       }

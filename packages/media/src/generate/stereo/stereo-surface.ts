@@ -4,7 +4,7 @@ import type { PreparedView } from '../prepared-view.js';
 import { positionBox } from '../position-box.js';
 import { consistentDepths } from './depth-consistency.js';
 import { sweepAll, STEREO_THREADS } from './depth-workers.js';
-import { fuseDepths } from './free-space.js';
+import { fuseDepths, TRUNCATION_VOXELS } from './free-space.js';
 import { STEREO_MAX_SIDE, stereoViews, sweepTasks } from './stereo-views.js';
 
 // Multi-view stereo beyond the visual hull (DESIGN section 10): a depth map per photo by plane sweep against
@@ -48,7 +48,8 @@ export async function carveWithStereo(
     { threads: opts.threads ?? STEREO_THREADS, onDone: opts.onDepthMap },
   );
   const matched = Date.now();
-  const depths = consistentDepths(stereo, maps);
+  const hullNear = tasks.map((t) => t.near);
+  const depths = consistentDepths(stereo, maps, { near: hullNear, deep: TRUNCATION_VOXELS * hull.step });
   let product = 0;
   let kept = 0;
   for (let k = 0; k < stereo.length; k++) {
@@ -58,7 +59,7 @@ export async function carveWithStereo(
       if (depths[k][i] > 0) kept++;
     }
   }
-  const { grid, measured } = fuseDepths(hull, stereo, depths, { hullNear: tasks.map((t) => t.near), floorY: opts.floorY });
+  const { grid, measured } = fuseDepths(hull, stereo, depths, { hullNear, floorY: opts.floorY });
   return { grid, measured, depthShare: product ? kept / product : 0, seconds: { matching: (matched - started) / 1000, fusing: (Date.now() - matched) / 1000 } };
 }
 
