@@ -45,13 +45,25 @@ interface SqliteHandle {
   flush: NodeJS.Timeout | null;
   /** batches waiting for the connection or being written, each settled either way */
   inFlight: Set<Promise<void>>;
+  /** one transaction function for every batch, and the two settings a file's batch switches between */
+  write: (statements: SqliteDatabase.Statement[], writes: readonly BatchWrite[]) => void;
+  normal: SqliteDatabase.Statement | null;
+  full: SqliteDatabase.Statement | null;
 }
 
 const sqliteHandles = new WeakMap<object, SqliteHandle>();
 
 /** Called by openDatabase: lets writeBatch reach the SQLite connection under a Kysely instance. */
 export function registerSqlite<DB>(db: Kysely<DB>, raw: SqliteDatabase.Database, file: string | null): void {
-  sqliteHandles.set(db, { raw, statements: new Map(), file, flush: null, inFlight: new Set() });
+  // Made once: a transaction function and a pragma's statement cost a few µs each to build, per batch.
+  const write = raw.transaction((statements: SqliteDatabase.Statement[], writes: readonly BatchWrite[]) => {
+    for (let s = 0; s < writes.length; s++) {
+      const stmt = statements[s];
+      for (const row of writes[s].rows) stmt.run(row as unknown[]);
+    }
+  });
+  const setting = (value: string) => (file ? raw.prepare(`pragma synchronous = ${value}`) : null);
+  sqliteHandles.set(db, { raw, statements: new Map(), file, flush: null, inFlight: new Set(), write, normal: setting('NORMAL'), full: setting('FULL') });
 }
 
 /**
@@ -147,19 +159,13 @@ function writeSqlite(handle: SqliteHandle, writes: readonly BatchWrite[]) {
     if (!stmt) handle.statements.set(w.insert, (stmt = handle.raw.prepare(sqlOf(w.insert))));
     return stmt;
   });
-  const write = handle.raw.transaction(() => {
-    for (let s = 0; s < writes.length; s++) {
-      const stmt = statements[s];
-      for (const row of writes[s].rows) stmt.run(row as unknown[]);
-    }
-  });
-  if (!handle.file) return write();
+  if (!handle.normal || !handle.full) return handle.write(statements, writes);
   // Nothing else runs on the connection until this returns: the setting holds for this transaction only.
-  handle.raw.pragma('synchronous = NORMAL');
+  handle.normal.run();
   try {
-    write();
+    handle.write(statements, writes);
   } finally {
-    handle.raw.pragma('synchronous = FULL');
+    handle.full.run();
   }
   flushSoon(handle);
 }
