@@ -16,6 +16,7 @@ import { renderTurntable } from '@plinth/media';
 import { ROOT, startPlinth } from './lib/plinth.mjs';
 import { treeMb } from './lib/memory.mjs';
 import { printEnvironment } from './lib/report.mjs';
+import { importTestSupport } from './lib/test-support.mjs';
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? 'true']));
 const dataDir = resolve(args.data ?? process.env.PLINTH_CAPTURES_DIR ?? join(ROOT, '..', 'shared', 'data', 'captures'));
@@ -28,6 +29,8 @@ const SETS = [
     type: 'image/png',
     body: { capture: { kind: 'auto' }, dimensions: { height: 0.16 } },
     truth: { width: 0.102, height: 0.16, depth: 0.075 },
+    // The issue's reference: a hull carved with the calibrated cameras (the set's templeSR_par.txt).
+    reference: (support) => support.templeReference(0.16),
   },
   { name: 'et', files: (dir) => readdirSync(dir).filter((f) => f.endsWith('.jpg')).sort(), type: 'image/jpeg', body: { capture: { kind: 'walkaround' } }, truth: null },
 ].filter((s) => !args.only || args.only === s.name);
@@ -52,6 +55,23 @@ async function contactSheet(glb, file) {
   const shots = await renderTurntable(glb, { chromiumPath: process.env.PLINTH_CHROMIUM_PATH ?? '/usr/bin/chromium', views: 8, size: 320, elevationDeg: 20 });
   const tiles = shots.map((input, i) => ({ input, left: (i % 4) * 320, top: Math.floor(i / 4) * 320 }));
   await sharp({ create: { width: 1280, height: 640, channels: 4, background: '#ffffff' } }).composite(tiles).png().toFile(file);
+}
+
+/** F@2 % of the diagonal and Chamfer distance of the API's model against the set's reference, after a rigid fit. */
+async function scoreAgainst(set, glb) {
+  process.env.PLINTH_CAPTURES_DIR ??= dataDir;
+  const support = await importTestSupport('packages/media/src/generate/stereo/reference-score.test-support.ts');
+  try {
+    const reference = await set.reference(support.module);
+    if (!reference) return console.log('  vs reference      n/a (no calibration in the set)');
+    const s = await support.module.scoreAgainstReference(glb, reference, 0.02);
+    const turn = `${s.turnDeg}°${s.flipped ? ', upside down' : ''}`;
+    console.log(
+      `  vs reference      F@2% ${s.fscore.toFixed(3)} (precision ${s.precision.toFixed(3)}, recall ${s.recall.toFixed(3)}), Chamfer ${(s.chamfer * 100).toFixed(2)}% of the diagonal; rigid fit from a ${turn} start (goal F >= 0.89)`,
+    );
+  } finally {
+    support.remove();
+  }
 }
 
 printEnvironment();
@@ -100,8 +120,13 @@ try {
       const file = join(outDir, `${set.name}-contact-sheet.png`);
       await contactSheet(glb, file);
       console.log(`  contact sheet     ${file}`);
+      writeFileSync(join(outDir, `${set.name}.glb`), glb);
+      if (set.reference) await scoreAgainst(set, glb);
     }
   }
 } finally {
   await plinth.stop();
 }
+// The renderer of the contact sheets, or the scoring's copy of the media engine, keeps the event loop alive after
+// the last set; the bench is done.
+process.exit(0);

@@ -8,11 +8,11 @@
 // A set named product-count-width-height renders that many photos at that size (default 24 at 640 × 480).
 // The temple needs ../shared/data/captures (or PLINTH_CAPTURES_DIR) and says it skipped without it. The
 // synthetic captures are drawn in headless Chromium (PLINTH_CHROMIUM_PATH, default /usr/bin/chromium).
-import { build } from 'esbuild';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { importTestSupport } from './lib/test-support.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
@@ -22,27 +22,13 @@ mkdirSync(outDir, { recursive: true });
 // The bundle lives elsewhere than its sources: say where the real captures are, as the tests find them.
 process.env.PLINTH_CAPTURES_DIR ??= join(root, '..', 'shared', 'data', 'captures');
 
-// The bench drives the media engine's TypeScript test support (the synthetic captures and their scoring):
-// bundled once into a temporary module, packages left to node_modules.
-// Inside the repository, so the bundle's packages resolve from its node_modules.
-const work = mkdtempSync(join(root, 'node_modules', '.plinth-stereo-'));
+// The bench drives the media engine's TypeScript test support (the synthetic captures and their scoring).
+const support = await importTestSupport('packages/media/src/generate/stereo/stereo-bench.test-support.ts');
 try {
-  const entry = join(work, 'bench.mjs');
-  await build({
-    entryPoints: [join(root, 'packages/media/src/generate/stereo/stereo-bench.test-support.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    outfile: entry,
-    logLevel: 'warning',
-  });
-  const { benchStereo } = await import(pathToFileURL(entry).href);
   console.log(`stereo bench: ${sets.join(', ')}; contact sheets in ${outDir}`);
-  await benchStereo({ chromiumPath: process.env.PLINTH_CHROMIUM_PATH ?? '/usr/bin/chromium', outDir, sets });
+  await support.module.benchStereo({ chromiumPath: process.env.PLINTH_CHROMIUM_PATH ?? '/usr/bin/chromium', outDir, sets });
 } finally {
-  rmSync(work, { recursive: true, force: true });
+  support.remove();
 }
 // Something the posed generator or the renderer leaves behind keeps the event loop alive after the last
 // set; the bench is done.
