@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
+import { alignSimilarity } from '../../poses/pose-compare.js';
 import { capturesDir, templeCameras, templeMask } from '../../poses/poses.test-support.js';
 import { transformInto, type Mat4 } from '../../gltf/model-bounds.js';
 import { resolveHints } from '../generator.js';
@@ -101,65 +102,6 @@ function nearestIndex(to: Float32Array, cell: number, rings: number): (x: number
   };
 }
 
-/** The rotation taking the centred points `p` onto `q` best in least squares (Horn's quaternion method). */
-function bestRotation(p: number[][], q: number[][]): number[] {
-  const s = Array.from({ length: 3 }, () => [0, 0, 0]);
-  for (let i = 0; i < p.length; i++) for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) s[a][b] += p[i][a] * q[i][b];
-  const [[xx, xy, xz], [yx, yy, yz], [zx, zy, zz]] = s;
-  const n = [
-    [xx + yy + zz, yz - zy, zx - xz, xy - yx],
-    [yz - zy, xx - yy - zz, xy + yx, zx + xz],
-    [zx - xz, xy + yx, -xx + yy - zz, yz + zy],
-    [xy - yx, zx + xz, yz + zy, -xx - yy + zz],
-  ];
-  const [w, x, y, z] = largestEigenvector(n);
-  return [
-    w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y),
-    2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x),
-    2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z,
-  ];
-}
-
-/** Jacobi rotations on a symmetric 4 × 4: the eigenvector of its largest eigenvalue, normalised. */
-function largestEigenvector(m: number[][]): number[] {
-  const a = m.map((row) => [...row]);
-  const v: number[][] = [0, 1, 2, 3].map((i) => [0, 1, 2, 3].map((j) => (i === j ? 1 : 0)));
-  for (let sweep = 0; sweep < 50; sweep++) {
-    let off = 0;
-    for (let i = 0; i < 4; i++) for (let j = i + 1; j < 4; j++) off += a[i][j] ** 2;
-    if (off < 1e-20) break;
-    for (let p = 0; p < 4; p++) {
-      for (let q = p + 1; q < 4; q++) {
-        if (Math.abs(a[p][q]) < 1e-30) continue;
-        const theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
-        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const c = 1 / Math.sqrt(t * t + 1);
-        const s = t * c;
-        for (let k = 0; k < 4; k++) {
-          const [akp, akq] = [a[k][p], a[k][q]];
-          a[k][p] = c * akp - s * akq;
-          a[k][q] = s * akp + c * akq;
-        }
-        for (let k = 0; k < 4; k++) {
-          const [apk, aqk] = [a[p][k], a[q][k]];
-          a[p][k] = c * apk - s * aqk;
-          a[q][k] = s * apk + c * aqk;
-        }
-        for (let k = 0; k < 4; k++) {
-          const [vkp, vkq] = [v[k][p], v[k][q]];
-          v[k][p] = c * vkp - s * vkq;
-          v[k][q] = s * vkp + c * vkq;
-        }
-      }
-    }
-  }
-  let best = 0;
-  for (let i = 1; i < 4; i++) if (a[i][i] > a[best][best]) best = i;
-  const e = v.map((row) => row[best]);
-  const norm = Math.hypot(...e);
-  return e.map((x) => x / norm);
-}
-
 const centroid = (p: Float32Array) => {
   const c = [0, 0, 0];
   for (let i = 0; i < p.length; i += 3) for (let a = 0; a < 3; a++) c[a] += p[i + a];
@@ -189,10 +131,11 @@ function icp(model: Float32Array, reference: Float32Array, start: Rigid, iterati
     const kept = pairs.slice(0, Math.max(3, Math.floor(pairs.length * 0.9)));
     const cp = [0, 1, 2].map((a) => kept.reduce((s, x) => s + x.p[a], 0) / kept.length);
     const cq = [0, 1, 2].map((a) => kept.reduce((s, x) => s + x.q[a], 0) / kept.length);
-    const r = bestRotation(
-      kept.map((x) => x.p.map((v, a) => v - cp[a])),
-      kept.map((x) => x.q.map((v, a) => v - cq[a])),
-    );
+    // The best similarity's rotation is the best rigid motion's: the scale it also finds is left out.
+    const r = alignSimilarity(
+      kept.map((x) => x.p),
+      kept.map((x) => x.q),
+    ).rotation;
     const t = [0, 1, 2].map((i) => cq[i] - (r[i * 3] * cp[0] + r[i * 3 + 1] * cp[1] + r[i * 3 + 2] * cp[2]));
     motion = compose({ r, t }, motion);
   }
