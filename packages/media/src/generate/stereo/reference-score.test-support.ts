@@ -8,7 +8,7 @@ import { resolveHints } from '../generator.js';
 import type { TriangleMesh } from '../marching-cubes.js';
 import { generatePosedHull } from '../posed-generator.js';
 import { prepareViews } from '../prepared-view.js';
-import { compareSurfaces, samplePoints } from './stereo-fixtures.test-support.js';
+import { compareSurfaces, nearestPointFinder, samplePoints } from './stereo-fixtures.test-support.js';
 
 // A model that came through the HTTP API, scored against a reference model made from the same photos with the
 // calibrated cameras (bench/real-captures.mjs bundles this file for the temple). The API's model lives in its own
@@ -69,39 +69,6 @@ const compose = (a: Rigid, b: Rigid): Rigid => {
   return { r, t };
 };
 
-/** Nearest points by a uniform grid sized to the cloud. */
-function nearestIndex(to: Float32Array, cell: number, rings: number): (x: number, y: number, z: number) => { index: number; distance: number } {
-  const grid = new Map<number, number[]>();
-  // A number key, not a composed string: exact (under 2^53) while cells stay within ±2^16 of the origin on each
-  // axis, 65 m away in 1 mm cells, which a product's model never leaves.
-  const key = (x: number, y: number, z: number) => ((x + 65_536) * 131_072 + (y + 65_536)) * 131_072 + (z + 65_536);
-  for (let i = 0; i < to.length; i += 3) {
-    const k = key(Math.floor(to[i] / cell), Math.floor(to[i + 1] / cell), Math.floor(to[i + 2] / cell));
-    const list = grid.get(k);
-    if (list) list.push(i);
-    else grid.set(k, [i]);
-  }
-  return (x, y, z) => {
-    const [cx, cy, cz] = [Math.floor(x / cell), Math.floor(y / cell), Math.floor(z / cell)];
-    let best = Infinity;
-    let index = -1;
-    for (let r = 0; r <= rings && !(best <= (r - 1) * cell); r++) {
-      for (let dz = -r; dz <= r; dz++) {
-        for (let dy = -r; dy <= r; dy++) {
-          for (let dx = -r; dx <= r; dx++) {
-            if (Math.max(Math.abs(dx), Math.abs(dy), Math.abs(dz)) !== r) continue;
-            for (const j of grid.get(key(cx + dx, cy + dy, cz + dz)) ?? []) {
-              const d = Math.hypot(to[j] - x, to[j + 1] - y, to[j + 2] - z);
-              if (d < best) [best, index] = [d, j];
-            }
-          }
-        }
-      }
-    }
-    return { index, distance: best };
-  };
-}
-
 const centroid = (p: Float32Array) => {
   const c = [0, 0, 0];
   for (let i = 0; i < p.length; i += 3) for (let a = 0; a < 3; a++) c[a] += p[i + a];
@@ -112,7 +79,7 @@ const centroid = (p: Float32Array) => {
 /** A point with nothing within RINGS grid cells of it is left out of a fit, and counts that far in its mean. */
 const RINGS = 5;
 
-function icp(model: Float32Array, reference: Float32Array, start: Rigid, iterations: number, cell: number, nearest: ReturnType<typeof nearestIndex>): { motion: Rigid; mean: number } {
+function icp(model: Float32Array, reference: Float32Array, start: Rigid, iterations: number, cell: number, nearest: ReturnType<typeof nearestPointFinder>): { motion: Rigid; mean: number } {
   let motion = start;
   let mean = Infinity;
   for (let it = 0; it < iterations; it++) {
@@ -161,7 +128,7 @@ export function alignRigid(model: Float32Array, reference: Float32Array, diagona
     return Float32Array.from(out);
   };
   const coarse = every(model, 800);
-  const nearest = nearestIndex(reference, cell, RINGS);
+  const nearest = nearestPointFinder(reference, cell, RINGS);
   let best = { mean: Infinity, motion: { r: [1, 0, 0, 0, 1, 0, 0, 0, 1], t: [0, 0, 0] } as Rigid, turnDeg: 0, flipped: false };
   for (const flipped of [false, true]) {
     for (let deg = 0; deg < 360; deg += 30) {

@@ -1,4 +1,3 @@
-import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, PostgresAdapter, type Kysely } from 'kysely';
@@ -77,30 +76,29 @@ export async function closeBatchWriter<DB>(db: Kysely<DB>): Promise<void> {
   if (!handle.flush || !handle.file) return;
   clearTimeout(handle.flush);
   handle.flush = null;
-  let fd: number | null = null;
-  try {
-    fd = openSync(walFile(handle.file), 'r');
-    fsyncSync(fd);
-  } catch {
-    // No WAL file: a checkpoint moved everything into the database file and flushed it.
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
+  await syncWal(handle.file);
 }
 
 const walFile = (file: string) => `${file}-wal`;
 
+/**
+ * fsync of the WAL file on the libuv pool, through a descriptor of our own: it flushes the writes SQLite made
+ * through its descriptor too. No WAL file means a checkpoint moved everything into the database file and
+ * flushed it; a failure leaves the next flush (or checkpoint) to do it.
+ */
+const syncWal = (file: string): Promise<void> =>
+  open(walFile(file), 'r').then(
+    (fh) => fh.sync().finally(() => fh.close()).catch(() => {}),
+    () => {},
+  );
+
 /** Flushes the WAL file WAL_FLUSH_MS after the first batch it has not flushed, off the event loop. */
 function flushSoon(handle: SqliteHandle) {
   if (handle.flush || !handle.file) return;
-  const file = walFile(handle.file);
+  const file = handle.file;
   handle.flush = setTimeout(() => {
     handle.flush = null;
-    // The same file SQLite writes through its own descriptor: fsync on this one flushes those writes too.
-    void open(file, 'r').then(
-      (fh) => fh.sync().finally(() => fh.close()).catch(() => {}),
-      () => {},
-    );
+    void syncWal(file);
   }, WAL_FLUSH_MS);
   handle.flush.unref();
 }
