@@ -12,7 +12,8 @@
 //
 // Environment: PLINTH_BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres, an admin URL: the
 // bench creates and drops its own database), PLINTH_BENCH_REDIS_URL (default redis://127.0.0.1:6379),
-// BENCH_SCALE_SECONDS, BENCH_RESTART_POSTGRES (1 by default when pg_ctlcluster is on PATH and we are root). The
+// BENCH_SCALE_SECONDS, BENCH_SCALE_GENERATE_EVERY_MS (default 3000: one create with generation every 3 s; the test's
+// short run makes fewer, since settling them is most of its time), BENCH_RESTART_POSTGRES (1 by default when pg_ctlcluster is on PATH and we are root). The
 // restart is of the local cluster listening on the URL's port (pg_lsclusters): point the URL at a cluster of its
 // own (pg_createcluster … --port 5433) on a machine where others use the main one.
 import { execFileSync } from 'node:child_process';
@@ -28,6 +29,7 @@ import { CLI, ROOT, ensureBuilt, runCli } from './lib/plinth.mjs';
 import { makeBoxGlb } from './products-lib/glb.mjs';
 
 const SECONDS = Number(process.env.BENCH_SCALE_SECONDS || 180);
+const GENERATE_EVERY_MS = Number(process.env.BENCH_SCALE_GENERATE_EVERY_MS || 3000);
 const ADMIN_URL = process.env.PLINTH_BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.PLINTH_BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
 const ORIGIN = 'https://shop.example';
@@ -404,7 +406,7 @@ async function main() {
       })(),
     );
 
-  every(3000, async (n) => {
+  every(GENERATE_EVERY_MS, async (n) => {
     const customId = `gen-${n}`;
     const quote = await idempotentPost(base, 'POST /v1/products (quote)', '/v1/products', keys.secret_key, { image_urls: fixtures.imageUrls, title: `Generated ${n}`, custom_id: customId, ...capture }, `quote-${n}`, deadline);
     if (quote.status !== 200) return;

@@ -20,6 +20,8 @@ describe.skipIf(!enabled)('scale-out (short run of bench/scale-out.mjs)', () => 
       env: {
         ...process.env,
         BENCH_SCALE_SECONDS: '40',
+        // Five generations instead of fourteen: settling them after the load was most of the run's six minutes.
+        BENCH_SCALE_GENERATE_EVERY_MS: '8000',
         BENCH_RESTART_POSTGRES: '0',
         PLINTH_BENCH_POSTGRES_URL: postgresUrl,
         PLINTH_BENCH_REDIS_URL: redisUrl,
