@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { colmapAvailable, leftOutPairs, orderPairs, recoverCamerasWithColmap } from './colmap-runner.js';
 import { parseColmapText } from './colmap-model.js';
 import { rotationErrorsDeg } from './pose-compare.js';
-import { capturesDir, templeCameras } from './poses.test-support.js';
+import { capturesDir, templeCameras, withCentredPrincipalPoint } from './poses.test-support.js';
 
 const dir = capturesDir();
 const hasColmap = await colmapAvailable();
@@ -73,7 +73,9 @@ describe.skipIf(!dir || !hasColmap)('COLMAP on the temple ring (real photos, kno
         return turned(i) ? sharp(bytes).rotate(90).png().toBuffer() : bytes;
       }),
     );
-    const reference = truth.cameras.map((cam, i) =>
+    // Compared with the calibration re-expressed for the centred principal point COLMAP assumes: against the raw
+    // one, the calibration's off-centre point alone made 0.8–1.0° of the median error, on the edge of the bound.
+    const reference = truth.cameras.map(withCentredPrincipalPoint).map((cam, i) =>
       turned(i)
         ? { ...cam, rotation: mul(QUARTER_TURN, cam.rotation) as typeof cam.rotation, translation: [-cam.translation[1], cam.translation[0], cam.translation[2]] as typeof cam.translation }
         : cam,
