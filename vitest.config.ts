@@ -36,6 +36,13 @@ if (!redisUrl) {
  */
 const maxWorkers = Math.max(2, availableParallelism() - 1);
 
+/**
+ * Files that run alone, after all the others. COLMAP's temple test registered 7 of its 16 photos in both full runs
+ * two at a time (16 of 16 in 27 runs alone, beside CPU load, or beside a generation test): the interaction is not
+ * found yet, so the test runs as it always ran, and the docs say what is known.
+ */
+const alone = ['packages/media/src/poses/colmap.happy.test.ts'];
+
 export default defineConfig({
   resolve: { alias },
   test: {
@@ -44,7 +51,8 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers,
     projects: [
-      { extends: true, test: { name: 'sqlite', include, env: { PLINTH_TEST_DB: 'sqlite' } } },
+      { extends: true, test: { name: 'sqlite', include, exclude: [...configDefaults.exclude, ...alone], env: { PLINTH_TEST_DB: 'sqlite' } } },
+      { extends: true, test: { name: 'sqlite-alone', include: alone, env: { PLINTH_TEST_DB: 'sqlite' }, maxWorkers: 1, sequence: { groupOrder: 1 } } },
       ...(postgresUrl
         ? [
             {
