@@ -14,8 +14,9 @@
 // bench creates and drops its own database), PLINTH_BENCH_REDIS_URL (default redis://127.0.0.1:6379),
 // BENCH_SCALE_SECONDS, BENCH_SCALE_GENERATE_EVERY_MS (default 3000: one create with generation every 3 s; the test's
 // short run makes fewer, since settling them is most of its time), BENCH_RESTART_POSTGRES (1 by default when
-// pg_ctlcluster is on PATH and we are root). The restart is of the local cluster listening on the URL's port (pg_lsclusters): point the URL at a cluster of its
-// own (pg_createcluster … --port 5433) on a machine where others use the main one.
+// pg_ctlcluster is on PATH and we are root). The restart is of the local cluster listening on the URL's port
+// (pg_lsclusters): point the URL at a cluster of its own (pg_createcluster … --port 5433) on a machine where others
+// use the main one.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
