@@ -92,6 +92,21 @@ try {
   });
   for (const round of side.rounds) acknowledged += (round.subject.requests - round.subject.non2xx) * 20 + (round.baseline.requests - round.baseline.non2xx) * 20;
 
+  // A mixed body is longer than one of views (an experiment id and arm on every event, a conversion's name, value
+  // and currency), and every byte costs even node:http. The same bytes as views, their viewer ids lengthened to
+  // make up the difference, leave only what the types themselves cost: their checks and what they store.
+  const mixedRequest = requestFor(20, 'mixed');
+  const sameSize = { ...mixedRequest, body: viewsOfLength(20, Buffer.byteLength(mixedRequest.body)) };
+  const even = await compareRounds({
+    title: `POST /v1/beacon, 20 views against 20 mixed events in bodies of the same ${Buffer.byteLength(sameSize.body)} bytes, alternated on the same Plinth`,
+    baseline: { url: `${plinth.url}/v1/beacon`, ...sameSize },
+    subject: { url: `${plinth.url}/v1/beacon`, ...mixedRequest },
+    baselineLabel: '20 views',
+    subjectLabel: '20 mixed',
+    settings,
+  });
+  for (const round of even.rounds) acknowledged += (round.subject.requests - round.subject.non2xx) * 20 + (round.baseline.requests - round.baseline.non2xx) * 20;
+
   const usage = await fetch(`${plinth.url}/v1/usage?granularity=hour&start=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`, {
     headers: { authorization: `Bearer ${plinth.keys.secret_key}` },
   }).then((r) => r.json());
@@ -103,8 +118,18 @@ try {
     console.log(`mixed types: plinth's CPU per request ${Math.round(results['20 mixed'].cpu)} µs for 20 mixed events, ${Math.round(results['20'].cpu)} µs for 20 views (${(results['20 mixed'].cpu / results['20'].cpu).toFixed(2)}x)`);
   }
   console.log(`mixed types, alternated on one server: CPU per request of 20 mixed / 20 views ${(1 / side.medianCpuRatio).toFixed(2)}x; the bodies alone cost node:http ${(results['20 mixed'].baselineCpu / results['20'].baselineCpu).toFixed(2)}x`);
+  console.log(`mixed types, alternated on one server, bodies of the same length: CPU per request of 20 mixed / 20 views ${(1 / even.medianCpuRatio).toFixed(2)}x (rounds ${even.rounds.map((r) => (1 / r.cpuRatio).toFixed(2)).join(', ')})`);
   console.log(`median ratio plinth/node:http requests/s at 1 event: ${results['1'].ratio.toFixed(2)}x (goal >= ${GOAL}x: ${results['1'].ratio >= GOAL ? 'met' : 'NOT met'})`);
   if (counted < acknowledged) process.exitCode = 1;
 } finally {
   await Promise.all([plinth.stop(), baseline?.stop()]);
+}
+
+/** A body of `count` views exactly `bytes` long (its viewer ids padded), to weigh event types at equal size. */
+function viewsOfLength(count, bytes) {
+  const body = (pads) => JSON.stringify({ events: pads.map((pad) => ({ type: 'view', product_id: 'prod_bench', viewer_id: `viewer_bench${'_'.repeat(pad)}` })) });
+  const missing = bytes - Buffer.byteLength(body(Array(count).fill(0)));
+  if (missing < 0) throw new Error(`views are already longer than ${bytes} bytes`);
+  const pads = Array.from({ length: count }, (_, i) => Math.floor(missing / count) + (i < missing % count ? 1 : 0));
+  return body(pads);
 }

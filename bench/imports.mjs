@@ -95,7 +95,7 @@ async function warmedUp(plinth, withBrowser) {
 
 async function measure(label, env, withBrowser) {
   // Info level for the warm-up's log lines; the requests' lines that come with it cost the server little.
-  const plinth = await startPlinth({ bootstrap: { org: `Imports bench ${label}`, plan: 'active', credits: 100_000 }, env: { LOG_LEVEL: 'info', ...env } });
+  const plinth = await startPlinth({ bootstrap: { org: `Imports bench ${label}`, plan: 'active', credits: 100_000 }, env: { LOG_LEVEL: 'info', ...env }, settle: false });
   const memory = peakSampler(() => plinth.pid);
   try {
     const warmMs = cold ? null : await warmedUp(plinth, withBrowser);

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, spawnTracked, stopChild, tempDir, waitForHttp } from './processes.mjs';
+import { freePort, spawnTracked, stopChild, tempDir, waitForHttp, waitForQuiet } from './processes.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI = join(ROOT, 'packages/server/bin/plinth.js');
@@ -85,6 +85,10 @@ function bootstrapArgs(opts) {
  * options.args: extra arguments to `serve` (e.g. ['--no-worker']).
  * options.env: extra environment (e.g. { PLINTH_RATE_LIMITS: 'on' } to measure the limiter).
  * options.nodeArgs: flags for the server's node (e.g. ['--cpu-prof', '--cpu-prof-dir=DIR'] to profile it).
+ * options.settle: false to return as soon as /v1/health answers. By default it then waits (up to 90 s) until the
+ *   server and its children are idle: the worker of `plinth serve` warms up in the background as it starts (a media
+ *   sandbox, a Chromium with its lighting: 5 s of a core when idle, over 20 s beside a load test), and a
+ *   measurement begun meanwhile would count that warm-up against the route it measures.
  *
  * Returns { url, port, pid, dataDir, env, keys, demoSecretKey, bootstrap(opts), stop() }; `keys` is the
  * bootstrap JSON ({ org_id, user_id, secret_key, project_id, publishable_key }) or null.
@@ -109,6 +113,10 @@ export async function startPlinth(options = {}) {
   });
   const health = await waitForHttp(`${url}/v1/health`, server, options.startTimeoutMs ?? 60_000);
   if (health.status !== 200) throw new Error(`plinth serve is up but /v1/health answered ${health.status}`);
+  if (options.settle !== false) {
+    const waited = await waitForQuiet(server.child.pid);
+    if (waited !== null && waited > 1.5) console.log(`plinth serve: idle ${waited.toFixed(1)} s after /v1/health first answered (its worker's warm-up)`);
+  }
 
   return {
     url,

@@ -1,10 +1,11 @@
 // Child processes, ports and temp dirs for benchmarks, with cleanup that runs however the
 // benchmark ends: a server left behind would skew the next run and hold its port.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { treeCpuSeconds } from './memory.mjs';
 
 const children = new Set();
 const tempDirs = new Set();
@@ -134,4 +135,23 @@ export async function waitForHttp(url, tracked, timeoutMs = 30_000) {
 
 function tail(text, lines = 20) {
   return text.trimEnd().split('\n').slice(-lines).join('\n');
+}
+
+/**
+ * Waits until `pid` and its descendants use less than `busyCores` of a core over one `windowMs` window, or
+ * `timeoutMs` has passed; answers the seconds waited, or null where /proc is not there to read. A started
+ * `plinth serve` warms its worker in the background (a media sandbox, a Chromium and its lighting, seconds of a
+ * core); a load test that began meanwhile would measure that warm-up beside the route.
+ */
+export async function waitForQuiet(pid, { busyCores = 0.05, windowMs = 1000, timeoutMs = 90_000 } = {}) {
+  const started = Date.now();
+  if (!existsSync('/proc')) return null;
+  let before = treeCpuSeconds(pid);
+  while (Date.now() - started < timeoutMs) {
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const now = treeCpuSeconds(pid);
+    if (now - before < (busyCores * windowMs) / 1000) break;
+    before = now;
+  }
+  return (Date.now() - started) / 1000;
 }
