@@ -14,6 +14,8 @@
 // A third run sends 20 events of section 18's mixed types per request (views, interactions, variant changes, hotspot
 // opens, AR call-to-action taps and a conversion with its value, all in an experiment's arm): they go through the same
 // checks and group commit and should cost no more than 20 views: Plinth's median CPU per request is printed for each.
+// Two more comparisons alternate 20 views and 20 mixed events on the same server, once with their own bodies and once
+// with the views' viewer ids padded to the mixed body's length, so only the event types differ.
 //
 //   npm run build && node bench/beacon.mjs        (BENCH_CONNECTIONS, BENCH_DURATION, … as in bench/lib/load.mjs)
 import { tmpdir } from 'node:os';
@@ -96,7 +98,7 @@ try {
   // and currency), and every byte costs even node:http. The same bytes as views, their viewer ids lengthened to
   // make up the difference, leave only what the types themselves cost: their checks and what they store.
   const mixedRequest = requestFor(20, 'mixed');
-  const sameSize = { ...mixedRequest, body: viewsOfLength(20, Buffer.byteLength(mixedRequest.body)) };
+  const sameSize = { ...mixedRequest, body: viewsOfLength(20, Buffer.byteLength(mixedRequest.body), view) };
   const even = await compareRounds({
     title: `POST /v1/beacon, 20 views against 20 mixed events in bodies of the same ${Buffer.byteLength(sameSize.body)} bytes, alternated on the same Plinth`,
     baseline: { url: `${plinth.url}/v1/beacon`, ...sameSize },
@@ -125,9 +127,13 @@ try {
   await Promise.all([plinth.stop(), baseline?.stop()]);
 }
 
-/** A body of `count` views exactly `bytes` long (its viewer ids padded), to weigh event types at equal size. */
-function viewsOfLength(count, bytes) {
-  const body = (pads) => JSON.stringify({ events: pads.map((pad) => ({ type: 'view', product_id: 'prod_bench', viewer_id: `viewer_bench${'_'.repeat(pad)}` })) });
+/** A body of `count` events from `view` exactly `bytes` long (their viewer ids padded), to weigh event types at equal size. */
+function viewsOfLength(count, bytes, view) {
+  const padded = (pad) => {
+    const event = view();
+    return { ...event, viewer_id: `${event.viewer_id}${'_'.repeat(pad)}` };
+  };
+  const body = (pads) => JSON.stringify({ events: pads.map(padded) });
   const missing = bytes - Buffer.byteLength(body(Array(count).fill(0)));
   if (missing < 0) throw new Error(`views are already longer than ${bytes} bytes`);
   const pads = Array.from({ length: count }, (_, i) => Math.floor(missing / count) + (i < missing % count ? 1 : 0));
