@@ -166,12 +166,21 @@ describe('<service-model> in a running experiment', { timeout: 240_000 }, () => 
     const sum = (body: any, field: 'viewers' | 'converters') => body.arms.reduce((n: number, a: any) => n + a[field], 0);
     // Beacons are in flight for a moment after the last step; a shortfall that stays is a failure, shown in full.
     // The wait is a hang guard. With 10 s, one full run on a slow 2-core machine ended with 106 of 107 poster viewers
-    // counted; whether the last came late or never is not known, and a loss still fails here after 30 s.
+    // counted; whether the last came late or never is not known, and a loss still fails here after 30 s. A beacon
+    // the network failed is sent again 3 s later on the pages' clock, which only moves when stepped: each poll
+    // steps it a second, as a shopper's clock would run on.
     const results = await waitFor(async () => {
       const body = await read();
-      return sum(body, 'viewers') === VIEWERS && sum(body, 'converters') === VIEWERS / 5 && body;
-    }, 30_000).catch(read);
-    expect(results.arms.map((a: any) => ({ arm: a.arm, viewers: a.viewers, converters: a.converters, value: a.value }))).toEqual(expected);
+      if (sum(body, 'viewers') === VIEWERS && sum(body, 'converters') === VIEWERS / 5) return body;
+      await context.clock.runFor(1_000);
+      return false;
+    }, 30_000, 250).catch(read);
+    const beacons = api.calls.filter((c) => c.method === 'POST' && c.path === '/v1/beacon');
+    const refused = beacons.filter((c) => c.status !== 202).map((c) => c.status);
+    expect(
+      results.arms.map((a: any) => ({ arm: a.arm, viewers: a.viewers, converters: a.converters, value: a.value })),
+      `${beacons.length} beacons answered, ${refused.length} not 202 (${refused.join(', ')}); ${sentViews.size} views seen leaving the pages`,
+    ).toEqual(expected);
     // The pages' clock ran ahead of this one by every step it was moved on (up to the five minutes of skew the
     // server believes), so their conversions may carry times past this process's now: the window reaches past it.
     const span = `start=${new Date(Date.now() - 3_600_000).toISOString()}&end=${new Date(Date.now() + 3_600_000).toISOString()}`;
