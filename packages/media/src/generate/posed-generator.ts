@@ -11,6 +11,7 @@ import { marchingCubes, type ScalarGrid } from './marching-cubes.js';
 import { carveWithStereo, stereoCoverage } from './stereo/stereo-surface.js';
 import { groundInModelFrame } from '../mat/mat-ground.js';
 import { masksWithoutMat } from '../mat/mat-mask.js';
+import { openSeenThrough, withCleared } from './see-through.js';
 
 // The built-in generator for captures with real cameras (recovered by structure from motion or the mat, or
 // given): level the cameras into the product's frame, carve with their perspective projections, open what
@@ -105,6 +106,15 @@ export async function generatePosedHull(
     coarse = await coarseCarve();
     if (!coarse) throw new MediaError('inconsistent_views', 'The photos\u2019 outlines leave nothing in common', details);
     coarse.inside.min[1] = Math.max(coarse.inside.min[1], floorY);
+  }
+  // The backdrop a cut-out kept between the product's parts is given back where every photo agrees (see-through.ts).
+  const seen = await openSeenThrough(masks, frame.cameras.filter((_, k) => carving(k)), grownBox(coarse.inside, 0.1), floorY ?? undefined);
+  if (seen.openedShare > 0) {
+    masks = seen.views;
+    views = views.map((view, k) => withCleared(view, seen.cleared[k]));
+    coarse = await coarseCarve();
+    if (!coarse) throw new MediaError('inconsistent_views', 'The photos\u2019 outlines leave nothing in common', details);
+    if (floorY !== null) coarse.inside.min[1] = Math.max(coarse.inside.min[1], floorY);
   }
   const { inside, samplers } = coarse;
   const centre = [0, 1, 2].map((a) => (inside.min[a] + inside.max[a]) / 2);
