@@ -41,10 +41,18 @@ if (!SETS.every((s) => existsSync(join(dataDir, s.name)))) {
 }
 
 async function api(plinth, key, method, path, body, contentType = 'application/json') {
-  const res = await fetch(plinth.url + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body && { 'content-type': contentType }) },
-    body: body && contentType === 'application/json' ? JSON.stringify(body) : body,
+  const send = () =>
+    fetch(plinth.url + path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body && { 'content-type': contentType }) },
+      body: body && contentType === 'application/json' ? JSON.stringify(body) : body,
+    });
+  // A keep-alive connection the server closes after a quiet spell (the previous set's contact sheet and scoring
+  // take a minute) can be taken from the pool just as it closes (EPIPE, ECONNRESET): the request is sent once
+  // more on a fresh one. Seen on the E.T. set's first upload after the temple.
+  const res = await send().catch((err) => {
+    if (['EPIPE', 'ECONNRESET'].includes(err?.cause?.code)) return send();
+    throw err;
   });
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json.error)}`);
