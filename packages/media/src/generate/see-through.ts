@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import type { PosedCamera } from '../poses/camera.js';
+import { DECODE_CONCURRENCY, mapLimit } from '../util/map-limit.js';
 import { marchingCubes } from './marching-cubes.js';
 import { carvePosedHull, posedSamplers, type Box3 } from './posed-carve.js';
 import { rasterSilhouette } from './posed-gate.js';
@@ -61,7 +62,8 @@ export async function openSeenThrough(
   box: Box3,
   floorY?: number,
 ): Promise<SeeThroughResult> {
-  const pieces = await Promise.all(views.map(proposedPieces));
+  // A few photos at a time: each decodes its photo at the mask's size (up to 1536 px, 5 MB of colours).
+  const pieces = await mapLimit(views, DECODE_CONCURRENCY, (view) => proposedPieces(view));
   const proposed = pieces.reduce((n, p) => n + p.count, 0);
   const product = pieces.reduce((n, p) => n + p.product, 0);
   const unchanged = { views: [...views], cleared: views.map(() => null), openedShare: 0 };
