@@ -9,14 +9,15 @@ import { MASK_THRESHOLD, type PreparedView } from './prepared-view.js';
 // What a cut-out keeps that the photo sees through. A segmenter judges a photo alone, and the backdrop seen
 // between a product's parts (between columns, through a chair's back, under a handle) often comes out as
 // product, most of all where backdrop and shadow are both dark: the hull then keeps those gaps filled. Here a
-// piece of the cut-out is given back to the backdrop when it has the colour of a plain dark backdrop, lies wholly
-// inside the product's outline, and is large enough not to be a groove's shadow. A dark product on a dark backdrop looks
-// just like that, so the pieces are only a proposal, taken for the whole capture or not at all:
+// piece of the cut-out is given back to the backdrop when it has the colour of a plain dark backdrop, lies
+// wholly inside the product's outline, and is large enough not to be a groove's shadow. A dark product on a
+// dark backdrop looks just like that, so the pieces are only a proposal, taken for the whole capture or not at all:
 //  - carving needs two photos to agree before it removes anything (posed-carve.ts), so a piece only one photo
 //    proposes opens nothing;
 //  - what the proposals open must not be seen as product by any photo: where the shape carved with them shows
-//    a hole that the shape carved without them did not, every photo must see one of its backdrop's colours there. A tunnel through a black panel shows, from behind the product, a hole over its painted back,
-//    and the proposals are dropped.
+//    a hole that the shape carved without them did not, every photo must see one of its backdrop's colours
+//    there. A tunnel through a black panel shows, from behind the product, a hole over its painted back, and
+//    the proposals are dropped.
 
 /** A backdrop at least this plain (per channel, in grey levels of robust spread) is one colour. */
 const MAX_BACKDROP_SPREAD = 10;
