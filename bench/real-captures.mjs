@@ -26,7 +26,11 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/
 const dataDir = resolve(args.data ?? process.env.PLINTH_CAPTURES_DIR ?? join(ROOT, '..', 'shared', 'data', 'captures'));
 const outDir = resolve(args.out ?? join(ROOT, 'node_modules', '.cache', 'plinth-bench', 'real-captures'));
 
-const RUNS = Math.max(1, Number(args.runs ?? 1));
+const RUNS = Number(args.runs ?? 1);
+if (!Number.isInteger(RUNS) || RUNS < 1) {
+  console.error(`real-captures: --runs takes a whole number of at least 1, not ${args.runs}`);
+  process.exit(2);
+}
 const SETS = [
   {
     name: 'temple',
