@@ -123,14 +123,14 @@ async function generate(deps: Deps, generator: Generator, product: ProductRecord
   await step(92, 'storing_model');
   const model = await deps.media.run('model.process_buffer', { data: result.glb, baseUrl: null, options: { caps: deps.config.modelLimits } }, { fetchBytes: refuseExternal });
   const keys = await storeModel(deps, product, model, product.model?.deliveryBudgets);
-  const ready = await inTransaction(deps.database.db, async (trx) => {
+  await inTransaction(deps.database.db, async (trx) => {
     const current = await loadProduct(trx, product.id);
-    if (current?.modelStatus !== 'generating') return false;
+    if (current?.modelStatus !== 'generating') return;
     await modelReady(deps, trx, current, { ...storedModel(keys, model, current.model, 'generated'), quality: result.quality ?? externalQuality(views.length) });
-    return true;
+    // Only a completed generation measures anything (a failed one stopped part-way). Recorded with
+    // the model, so a quote asked once the model is ready already counts what it cost.
+    await recordStepDurations(trx, timer.finish(), views.length, deps.clock.now().toISOString());
   });
-  // Only a completed generation measures anything: a failed one stopped part-way.
-  if (ready) await recordStepDurations(deps.database.db, timer.finish(), views.length, deps.clock.now().toISOString());
 }
 
 async function render(deps: Deps, product: ProductRecord) {

@@ -64,10 +64,13 @@ export interface StepDuration {
 
 /**
  * Adds one job's step durations to the averages, per unit of work (`views` photos). One statement per
- * step, computed in the database, so two workers finishing at once both count.
+ * step, computed in the database, so two workers finishing at once both count; `db` may be the
+ * transaction that finishes the job.
  */
 export async function recordStepDurations(db: Executor, durations: readonly StepDuration[], views: number, at: string): Promise<void> {
-  for (const { step, seconds } of durations) {
+  // In one order, so two transactions recording at once take the rows' locks alike and never deadlock.
+  const ordered = [...durations].sort((a, b) => (a.step < b.step ? -1 : a.step > b.step ? 1 : 0));
+  for (const { step, seconds } of ordered) {
     const units = STEP_UNITS[step] === 'view' ? views : 1;
     if (!(units > 0) || !(seconds >= 0)) continue;
     const perUnit = seconds / units;
