@@ -12,6 +12,14 @@ import type { StereoView } from './stereo-views.js';
 const MIN_CONFIRMING_VIEWS = 2;
 /** Other photos that must confirm a depth deep behind it. */
 const DEEP_CONFIRMING_VIEWS = 3;
+/**
+ * Texture a depth deep behind the hull's surface needs (grey levels of the window once its ramp is taken out,
+ * see plane-sweep.ts). A smoothly shaded surface with faint texture correlates almost as well at every depth,
+ * and the sweep then errs the same way in every photo (toward one end of the hull's range), so more photos
+ * confirm the wrong depth rather than refuse it: such a depth may move the hull's surface a little, but not
+ * cut new space out of it.
+ */
+const DEEP_MIN_TEXTURE = 7;
 /** Relative depth difference still counted as the same surface. */
 const DEPTH_TOLERANCE = 0.006;
 
@@ -40,7 +48,9 @@ export function consistentDepths(views: readonly StereoView[], maps: readonly Sw
         const X = R[0] * xc + R[3] * yc + R[6] * zc;
         const Y = R[1] * xc + R[4] * yc + R[7] * zc;
         const Z = R[2] * xc + R[5] * yc + R[8] * zc;
-        const needed = d - near[y * w + x] > hull.deep ? DEEP_CONFIRMING_VIEWS : MIN_CONFIRMING_VIEWS;
+        const deep = d - near[y * w + x] > hull.deep;
+        if (deep && maps[i].texture[y * w + x] < DEEP_MIN_TEXTURE) continue;
+        const needed = deep ? DEEP_CONFIRMING_VIEWS : MIN_CONFIRMING_VIEWS;
         let confirmed = 0;
         for (let j = 0; j < views.length && confirmed < needed; j++) {
           if (j === i) continue;

@@ -13,7 +13,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const sweepDepth = ${sweepDepth.toString()};
 parentPort.on('message', (task) => {
   const result = sweepDepth(workerData.images, task);
-  parentPort.postMessage(result, [result.depth.buffer, result.score.buffer]);
+  parentPort.postMessage(result, [result.depth.buffer, result.score.buffer, result.texture.buffer]);
 });
 `;
 

@@ -39,6 +39,8 @@ export interface SweepResult {
   /** Camera-z depth per pixel, 0 where nothing was measured. */
   depth: Float32Array;
   score: Float32Array;
+  /** Grey-level standard deviation of the window once its ramp is taken out (0..255), where a depth was measured. */
+  texture: Float32Array;
 }
 
 export function sweepDepth(images: readonly SweepImage[], task: SweepTask): SweepResult {
@@ -47,6 +49,7 @@ export function sweepDepth(images: readonly SweepImage[], task: SweepTask): Swee
   const n = w * h;
   const depth = new Float32Array(n);
   const score = new Float32Array(n);
+  const texture = new Float32Array(n);
   const r = task.radius;
   // The work area: the product's box, plus the window.
   let [x0, y0, x1, y1, dmin, dmax] = [w, h, -1, -1, Infinity, 0];
@@ -62,7 +65,7 @@ export function sweepDepth(images: readonly SweepImage[], task: SweepTask): Swee
       if (task.far[i] > dmax) dmax = task.far[i];
     }
   }
-  if (x1 < 0 || task.neighbours.length === 0) return { depth, score };
+  if (x1 < 0 || task.neighbours.length === 0) return { depth, score, texture };
   x0 = Math.max(0, x0 - r);
   y0 = Math.max(0, y0 - r);
   x1 = Math.min(w - 1, x1 + r);
@@ -113,6 +116,41 @@ export function sweepDepth(images: readonly SweepImage[], task: SweepTask): Swee
   const sumI2 = new Float64Array(bn);
   boxSum(I, sumI, 0, 0, bw - 1, bh - 1);
   boxSum(I2, sumI2, 0, 0, bw - 1, bh - 1);
+  // Texture is what is left of a window once its best-fitting ramp is taken out. Correlation ignores gain and
+  // offset, and a ramp shifted along itself is the same ramp plus an offset: a smoothly shaded surface
+  // (plaster, a glazed side) correlates just as well at any depth, and only what departs from the ramp can
+  // tell depths apart. The ramp's two slopes come from the window's sums of v·x and v·y about its centre
+  // (x and y are orthogonal over a square window).
+  const area = (2 * r + 1) * (2 * r + 1);
+  const minVar = task.minTexture * task.minTexture;
+  const textured = new Uint8Array(bn);
+  const residualStd = new Float32Array(bn);
+  {
+    const Ix = new Float64Array(bn);
+    const Iy = new Float64Array(bn);
+    for (let y = 0; y < bh; y++) {
+      for (let x = 0; x < bw; x++) {
+        Ix[y * bw + x] = I[y * bw + x] * x;
+        Iy[y * bw + x] = I[y * bw + x] * y;
+      }
+    }
+    const sumIx = new Float64Array(bn);
+    const sumIy = new Float64Array(bn);
+    boxSum(Ix, sumIx, 0, 0, bw - 1, bh - 1);
+    boxSum(Iy, sumIy, 0, 0, bw - 1, bh - 1);
+    // Σ over the window of (x' − x)², the same for y.
+    const spread = ((2 * r + 1) * r * (r + 1) * (2 * r + 1)) / 3;
+    for (let y = 0; y < bh; y++) {
+      for (let x = 0; x < bw; x++) {
+        const i = y * bw + x;
+        const sx = sumIx[i] - x * sumI[i];
+        const sy = sumIy[i] - y * sumI[i];
+        const residual = sumI2[i] - (sumI[i] * sumI[i]) / area - (sx * sx + sy * sy) / spread;
+        textured[i] = residual > minVar * area ? 1 : 0;
+        residualStd[i] = Math.sqrt(Math.max(0, residual) / area);
+      }
+    }
+  }
 
   // Each reference pixel's ray in each neighbour's camera: X_j = d·A + b.
   const rays = task.neighbours.map((j) => {
@@ -161,8 +199,6 @@ export function sweepDepth(images: readonly SweepImage[], task: SweepTask): Swee
   const sumIJ = new Float64Array(bn);
   const sumValid = new Float64Array(bn);
   const ncc = rays.map(() => new Float32Array(bn));
-  const area = (2 * r + 1) * (2 * r + 1);
-  const minVar = task.minTexture * task.minTexture;
 
   const best = new Float32Array(bn).fill(-2);
   const bestPlane = new Int32Array(bn).fill(-1);
@@ -240,7 +276,7 @@ export function sweepDepth(images: readonly SweepImage[], task: SweepTask): Swee
           const vi = sumI2[i] - (sumI[i] * sumI[i]) / area;
           const vj = sumJ2[i] - (sumJ[i] * sumJ[i]) / area;
           const cov = sumIJ[i] - (sumI[i] * sumJ[i]) / area;
-          out[i] = vi > minVar * area && vj > 1e-6 ? cov / Math.sqrt(vi * vj) : -1;
+          out[i] = textured[i] && vj > 1e-6 ? cov / Math.sqrt(vi * vj) : -1;
         }
       }
     }
@@ -292,7 +328,8 @@ export function sweepDepth(images: readonly SweepImage[], task: SweepTask): Swee
       const full = (y + y0) * w + x + x0;
       depth[full] = 1 / (1 / dmin - ((1 / dmin - 1 / dmax) * k) / (planes - 1));
       score[full] = best[i];
+      texture[full] = residualStd[i];
     }
   }
-  return { depth, score };
+  return { depth, score, texture };
 }
