@@ -12,6 +12,7 @@ import { startReceiver, type Receiver } from '../src/test/webhook-receiver.js';
 import { bearer, createTestApp, type TestApp } from '../src/test/app.js';
 import { waitFor } from '../src/test/fixture-server.js';
 import { productPhoto } from '../src/test/images.js';
+import { seedProduct } from '../src/test/products.js';
 import { registerJobHandlers } from '../src/worker.js';
 import { freePort, ROOT } from './cli-harness.js';
 
@@ -300,6 +301,34 @@ describe.skipIf(!ready)('the dashboard in Chromium', { timeout: 300_000 }, () =>
     await page.getByRole('status').getByText('Rescaled.').waitFor();
     await expect.poll(() => note.count()).toBe(0);
     expect((await api('GET', `/v1/products/${id}`)).model.warnings).toEqual([]);
+  });
+
+  it('shows how a generated model passed the gate: method, photos placed and left out, coverage, stereo', async () => {
+    const id = await seedProduct(t, t.org.org_id, {
+      title: 'Plaster temple',
+      quality: {
+        method: 'posed_stereo',
+        pose_source: 'sfm',
+        views_used: 16,
+        views_total: 16,
+        coverage: { largest_gap_deg: 42.7, elevation_min_deg: 6.2, elevation_max_deg: 7.5 },
+        heldout_iou: { median: 0.934, min: 0.824, views: 8 },
+        silhouette_iou: { median: 0.967, min: 0.878 },
+        stereo_coverage: 0.741,
+        largest_piece: 1,
+        scale_source: 'given',
+      },
+    });
+    await page.goto(`${base}/products/${id}`);
+    await page.getByRole('heading', { level: 1, name: 'Plaster temple' }).waitFor();
+    const fact = async (term: string) => (await page.getByRole('term').filter({ hasText: new RegExp(`^${term}$`) }).locator('xpath=following-sibling::dd[1]').textContent())?.trim();
+    expect(await fact('Method')).toBe('posed stereo · cameras sfm');
+    expect(await fact('Views used')).toBe('16 of 16');
+    expect(await fact('Match on unseen photos')).toBe('median 0.93, worst 0.82 (8 photos left out in turn)');
+    expect(await fact('Silhouette match')).toBe('median 0.97, worst 0.88');
+    expect(await fact('Coverage')).toBe('widest gap 43°, cameras 6° to 8° above the product');
+    expect(await fact('Measured by stereo')).toBe('74% of the surface');
+    await shoot('product-model-quality', page.getByRole('term').filter({ hasText: /^Method$/ }));
   });
 
   it('shows on the usage page the view that the embed on a shop page reported', async () => {

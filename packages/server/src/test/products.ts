@@ -3,6 +3,7 @@ import { bearer } from './app.js';
 import { newId } from '../platform/ids.js';
 import { browserAssetKey } from '../platform/storage/names.js';
 import { insertProduct } from '../modules/products/products.repo.js';
+import type { ModelQualityRecord } from '../modules/products/products.types.js';
 
 /** A loopback URL the guarded fetcher may reach only because tests allow 127.0.0.1. */
 export const TEST_ALLOW = { PLINTH_FETCH_ALLOW_HOSTS: '127.0.0.1' };
@@ -30,6 +31,8 @@ export async function seedProduct(
     customId?: string;
     analysis?: 'none' | 'pending' | 'done' | 'failed';
     imagesStatus?: 'none' | 'ingesting' | 'ready' | 'failed' | 'ordered';
+    /** A generated model's quality record; without it the model is an import. */
+    quality?: ModelQualityRecord;
   } = {},
 ) {
   const at = new Date().toISOString();
@@ -43,7 +46,7 @@ export async function seedProduct(
     status: opts.status ?? 'draft',
     model_status: opts.modelStatus ?? 'ready',
     model: ready
-      ? JSON.stringify({ glbKey: browserAssetKey({ orgId, id }, '.glb'), usdzKey: browserAssetKey({ orgId, id }, '.usdz'), decision: 'pending', dimensions: { width: 0.3, height: 0.2, depth: 0.1 }, triangles: 12, bytes: 1000, settings: {}, origin: 'imported' })
+      ? JSON.stringify({ glbKey: browserAssetKey({ orgId, id }, '.glb'), usdzKey: browserAssetKey({ orgId, id }, '.usdz'), decision: 'pending', dimensions: { width: 0.3, height: 0.2, depth: 0.1 }, triangles: 12, bytes: 1000, settings: {}, ...(opts.quality ? { origin: 'generated', quality: opts.quality } : { origin: 'imported' }) })
       : null,
     thumbnail_key: browserAssetKey({ orgId, id }, '.thumb.webp'),
     tags: JSON.stringify(opts.tags ?? []),

@@ -5,7 +5,7 @@ import { sweepDepth, type SweepImage, type SweepResult, type SweepTask } from '.
 import type { StereoView } from './stereo-views.js';
 
 // A wall one metre in front of three cameras side by side (10 cm apart, looking straight at it), painted
-// three ways: a real pattern, a steep smooth ramp (what shading on plaster looks like), and nothing. Then the
+// two ways: a real pattern, and a steep smooth ramp (what shading on plaster looks like). Then the
 // consistency check's rule for depths that would cut new space out of the hull.
 
 const SIZE = 64;
@@ -38,17 +38,17 @@ function task(): SweepTask {
 }
 
 /** The pixels whose windows both neighbours see whole. */
-function interior(result: SweepResult): number[] {
+function interior(): number[] {
   const out: number[] = [];
   for (let v = 6; v < SIZE - 6; v++) for (let u = 16; u < SIZE - 16; u++) out.push(v * SIZE + u);
-  return out.filter((i) => result.depth[i] >= 0);
+  return out;
 }
 
 describe('plane sweep', () => {
   it('finds a painted wall at its depth, and says how much texture each depth stood on', () => {
     const images = [0, -0.1, 0.1].map((x) => camera(x, pattern));
     const result = sweepDepth(images, task());
-    const pixels = interior(result);
+    const pixels = interior();
     const measured = pixels.filter((i) => result.depth[i] > 0);
     expect(measured.length).toBeGreaterThan(0.95 * pixels.length);
     for (const i of measured) {
@@ -60,7 +60,7 @@ describe('plane sweep', () => {
   it('measures nothing on a smooth ramp, which correlates as well at any depth', () => {
     const images = [0, -0.1, 0.1].map((x) => camera(x, ramp));
     const result = sweepDepth(images, task());
-    const pixels = interior(result);
+    const pixels = interior();
     expect(pixels.filter((i) => result.depth[i] > 0)).toEqual([]);
   });
 });

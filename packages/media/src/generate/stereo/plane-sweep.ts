@@ -122,8 +122,6 @@ export function sweepDepth(images: readonly SweepImage[], task: SweepTask): Swee
   // tell depths apart. The ramp's two slopes come from the window's sums of v·x and v·y about its centre
   // (x and y are orthogonal over a square window).
   const area = (2 * r + 1) * (2 * r + 1);
-  const minVar = task.minTexture * task.minTexture;
-  const textured = new Uint8Array(bn);
   const residualStd = new Float32Array(bn);
   {
     const Ix = new Float64Array(bn);
@@ -146,7 +144,6 @@ export function sweepDepth(images: readonly SweepImage[], task: SweepTask): Swee
         const sx = sumIx[i] - x * sumI[i];
         const sy = sumIy[i] - y * sumI[i];
         const residual = sumI2[i] - (sumI[i] * sumI[i]) / area - (sx * sx + sy * sy) / spread;
-        textured[i] = residual > minVar * area ? 1 : 0;
         residualStd[i] = Math.sqrt(Math.max(0, residual) / area);
       }
     }
@@ -276,7 +273,7 @@ export function sweepDepth(images: readonly SweepImage[], task: SweepTask): Swee
           const vi = sumI2[i] - (sumI[i] * sumI[i]) / area;
           const vj = sumJ2[i] - (sumJ[i] * sumJ[i]) / area;
           const cov = sumIJ[i] - (sumI[i] * sumJ[i]) / area;
-          out[i] = textured[i] && vj > 1e-6 ? cov / Math.sqrt(vi * vj) : -1;
+          out[i] = residualStd[i] > task.minTexture && vj > 1e-6 ? cov / Math.sqrt(vi * vj) : -1;
         }
       }
     }

@@ -69,7 +69,7 @@ export interface StepDuration {
  */
 export async function recordStepDurations(db: Executor, durations: readonly StepDuration[], views: number, at: string): Promise<void> {
   // In one order, so two transactions recording at once take the rows' locks alike and never deadlock.
-  const ordered = [...durations].sort((a, b) => (a.step < b.step ? -1 : a.step > b.step ? 1 : 0));
+  const ordered = [...durations].sort((a, b) => a.step.localeCompare(b.step));
   for (const { step, seconds } of ordered) {
     const units = STEP_UNITS[step] === 'view' ? views : 1;
     if (!(units > 0) || !(seconds >= 0)) continue;
