@@ -53,6 +53,8 @@ describe('a textureless product on the capture mat (handheld photos, cameras unk
     };
     console.log('mat model', result.dimensions, q, 'size error', sizeError, 'seconds', seconds.toFixed(1));
     expect(q.pose_source).toBe('mat');
+    // A plain product gives stereo too little to match: the model is the hull, and says so.
+    expect(q.method).toBe('posed_hull');
     expect(q.scale_source).toBe('mat');
     expect(q.largest_piece).toBeGreaterThanOrEqual(0.95);
     for (const e of Object.values(sizeError)) expect(Math.abs(e)).toBeLessThan(0.05);
