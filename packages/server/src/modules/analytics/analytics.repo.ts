@@ -43,6 +43,8 @@ const BEACON_INSERT: BatchInsert = {
     'device',
     'referrer',
   ],
+  // A view sends 9 of these 16 cells; the other 7 are null.
+  sparse: true,
 };
 
 const rollupInsert = (table: RollupTable): BatchInsert => ({

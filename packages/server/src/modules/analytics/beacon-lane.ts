@@ -92,11 +92,14 @@ export function beaconLane(opts: BeaconLaneOptions): Lane {
   };
 }
 
+const BACKSLASH = 0x5c;
+
 /**
  * UTF-8 cannot encode a lone surrogate (a decoder makes U+FFFD of one), so JSON can only spell it as a `\u`
- * escape: a body without one needs no walk.
+ * escape: a body without one needs no walk. Most bodies hold no backslash at all, and a byte is found without
+ * turning a string into bytes first.
  */
-const mayHoldSurrogate = (raw: Buffer) => raw.indexOf('\\u') !== -1;
+const mayHoldSurrogate = (raw: Buffer) => raw.indexOf(BACKSLASH) !== -1 && raw.indexOf('\\u') !== -1;
 
 function parse(raw: Buffer): unknown {
   try {

@@ -115,8 +115,18 @@ export function checkEvents(events: readonly BeaconInput[], path = 'body.events'
  * Accepts beacons and answers only once they are committed (group commit: see group-commit.ts).
  * One per app, since it owns the batch in progress; close() writes what is waiting.
  */
+/** A beacon refused because the server is shutting down gets a 503 to retry, not a 500. */
+function asUnavailableWhenClosed(err: unknown): never {
+  if (err instanceof GroupCommitClosedError) {
+    throw new AppError('service_unavailable', 'The server is shutting down; send the beacon again.', null, { 'Retry-After': '1' });
+  }
+  throw err;
+}
+
 export class BeaconIntake {
   private readonly commits: GroupCommit<BeaconEvent>;
+  /** the last receive time stored, and its text */
+  private received = { ms: Number.NaN, at: '' };
 
   constructor(
     private readonly deps: Pick<Deps, 'database' | 'clock'>,
@@ -130,13 +140,19 @@ export class BeaconIntake {
     return this.commits.stats;
   }
 
-  async record(principal: Principal, body: BeaconBody, queryOrgId?: string, context: BeaconContext = {}): Promise<BeaconReceipt> {
-    checkEvents(body.events);
-    // A publishable key reaches only its project's organization, so whatever product_id it sends,
-    // the events land there: a key of project A can never write into organization B.
-    const orgId = writeOrg(principal, body.org_id ?? queryOrgId);
-    const internal = principal.kind !== 'publishable_key';
-    return this.store(orgId, internal, body.events, internal ? {} : context);
+  /** Rejects (never throws) with a validation or access error, or once the events' transaction has failed. */
+  record(principal: Principal, body: BeaconBody, queryOrgId?: string, context: BeaconContext = {}): Promise<BeaconReceipt> {
+    // Not an async function: the beacon's hot path saves the promise and the turn one would add.
+    try {
+      checkEvents(body.events);
+      // A publishable key reaches only its project's organization, so whatever product_id it sends,
+      // the events land there: a key of project A can never write into organization B.
+      const orgId = writeOrg(principal, body.org_id ?? queryOrgId);
+      const internal = principal.kind !== 'publishable_key';
+      return this.store(orgId, internal, body.events, internal ? {} : context);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /**
@@ -149,11 +165,13 @@ export class BeaconIntake {
     return this.store(orgId, false, [{ ...rest, type: 'conversion', product_id: product_id ?? '' }], {});
   }
 
-  private async store(orgId: string, internal: boolean, inputs: BeaconInput[], context: BeaconContext): Promise<BeaconReceipt> {
+  private store(orgId: string, internal: boolean, inputs: BeaconInput[], context: BeaconContext): Promise<BeaconReceipt> {
     const device = deviceOf(context.userAgent);
     const referrer = context.origin ?? null;
     const receivedMs = this.deps.clock.now().getTime();
-    const receivedAt = new Date(receivedMs).toISOString();
+    // Beacons arriving within the same millisecond (most of them, under load) share its text.
+    if (receivedMs !== this.received.ms) this.received = { ms: receivedMs, at: new Date(receivedMs).toISOString() };
+    const receivedAt = this.received.at;
     let clamped = 0;
     const events = inputs.map((input): BeaconEvent => {
       const time = eventTime(input.occurred_at, receivedMs, receivedAt);
@@ -177,15 +195,8 @@ export class BeaconIntake {
         clamped: time.clamped,
       };
     });
-    try {
-      await this.commits.submit(events);
-    } catch (err) {
-      if (err instanceof GroupCommitClosedError) {
-        throw new AppError('service_unavailable', 'The server is shutting down; send the beacon again.', null, { 'Retry-After': '1' });
-      }
-      throw err;
-    }
-    return { accepted: events.length, clamped };
+    const receipt: BeaconReceipt = { accepted: events.length, clamped };
+    return this.commits.submit(events).then(() => receipt, asUnavailableWhenClosed);
   }
 
   close(): Promise<void> {

@@ -74,6 +74,25 @@ describe('batch writes', () => {
     expect(await db.selectFrom('cells').selectAll().orderBy('k').execute()).toEqual(rows);
   });
 
+  it('a sparse insert stores each row whole and in order, whichever of its cells are null', async () => {
+    const { db } = await database();
+    await sql`create table sparse (id integer primary key, a text, b text, c real)`.execute(db);
+    const sparse: BatchInsert = { table: 'sparse', columns: ['a', 'b', 'c'], sparse: true };
+    const rows = [
+      ['x', null, 1.5],
+      [null, 'y', 0],
+      ['', null, null],
+      ['x', 'y', 2],
+      [null, 'z', null],
+      ['w', null, 1.5],
+    ];
+    await writeBatch(db, [{ insert: sparse, rows }]);
+    await writeBatch(db, [{ insert: sparse, rows: [['v', 'v', 3]] }]);
+    const stored = await sql<{ id: number; a: string | null; b: string | null; c: number | null }>`select * from sparse order by id`.execute(db);
+    // Rows keep the order they were given across their statements; '' and 0 are values, not left out.
+    expect(stored.rows.map((r) => [r.a, r.b, r.c])).toEqual([...rows, ['v', 'v', 3]]);
+  });
+
   it('a batch that breaks a constraint fails whole, with SQLite\'s code, and the next one is written', async () => {
     const { db } = await database();
     await writeBatch(db, [{ insert: ITEMS, rows: [['a', 1]] }]);
