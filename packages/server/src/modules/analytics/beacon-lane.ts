@@ -68,7 +68,10 @@ export function beaconLane(opts: BeaconLaneOptions): Lane {
           return;
         }
       }
-      intake.record(caller.principal, body as BeaconBody, undefined, { userAgent: headers['user-agent'], origin: caller.origin }).then(
+      intake.recordThen(
+        caller.principal,
+        body as BeaconBody,
+        { userAgent: headers['user-agent'], origin: caller.origin },
         (receipt) => {
           // ASCII, so its length is its byte length; sent as text, node writes it with the headers in one write.
           const text = `{"object":"beacon_receipt","accepted":${receipt.accepted},"clamped":${receipt.clamped}}`;
@@ -78,8 +81,8 @@ export function beaconLane(opts: BeaconLaneOptions): Lane {
           res.writeHead(202, out);
           res.end(text);
         },
-        // Nothing of a failed commit is stored: the router tries again and answers, success or error, spending
-        // the token itself.
+        // Nothing of a refused or failed commit is stored: the router tries again and answers, success or error,
+        // spending the token itself.
         () => {
           tokens?.giveBack(bucket);
           replay(req, res, raw);

@@ -116,11 +116,13 @@ export function checkEvents(events: readonly BeaconInput[], path = 'body.events'
  * One per app, since it owns the batch in progress; close() writes what is waiting.
  */
 /** A beacon refused because the server is shutting down gets a 503 to retry, not a 500. */
-function asUnavailableWhenClosed(err: unknown): never {
-  if (err instanceof GroupCommitClosedError) {
-    throw new AppError('service_unavailable', 'The server is shutting down; send the beacon again.', null, { 'Retry-After': '1' });
-  }
-  throw err;
+const unavailableWhenClosed = (err: unknown): unknown =>
+  err instanceof GroupCommitClosedError ? new AppError('service_unavailable', 'The server is shutting down; send the beacon again.', null, { 'Retry-After': '1' }) : err;
+
+/** Events ready for the group commit, and the receipt their commit earns. */
+interface Prepared {
+  events: BeaconEvent[];
+  receipt: BeaconReceipt;
 }
 
 export class BeaconIntake {
@@ -142,17 +144,50 @@ export class BeaconIntake {
 
   /** Rejects (never throws) with a validation or access error, or once the events' transaction has failed. */
   record(principal: Principal, body: BeaconBody, queryOrgId?: string, context: BeaconContext = {}): Promise<BeaconReceipt> {
-    // Not an async function: the beacon's hot path saves the promise and the turn one would add.
+    let prepared: Prepared;
     try {
-      checkEvents(body.events);
-      // A publishable key reaches only its project's organization, so whatever product_id it sends,
-      // the events land there: a key of project A can never write into organization B.
-      const orgId = writeOrg(principal, body.org_id ?? queryOrgId);
-      const internal = principal.kind !== 'publishable_key';
-      return this.store(orgId, internal, body.events, internal ? {} : context);
+      prepared = this.prepare(principal, body, queryOrgId, context);
     } catch (err) {
       return Promise.reject(err);
     }
+    return this.commit(prepared);
+  }
+
+  /**
+   * record() for the beacon lane, answered through callbacks: exactly one of them is called, once the events are
+   * committed or refused. A request then costs the hot path no promise of its own.
+   */
+  recordThen(principal: Principal, body: BeaconBody, context: BeaconContext, stored: (receipt: BeaconReceipt) => void, failed: (err: unknown) => void): void {
+    let prepared: Prepared;
+    try {
+      prepared = this.prepare(principal, body, undefined, context);
+    } catch (err) {
+      failed(err);
+      return;
+    }
+    this.commits.enqueue(
+      prepared.events,
+      () => stored(prepared.receipt),
+      (err) => failed(unavailableWhenClosed(err)),
+    );
+  }
+
+  private prepare(principal: Principal, body: BeaconBody, queryOrgId: string | undefined, context: BeaconContext): Prepared {
+    checkEvents(body.events);
+    // A publishable key reaches only its project's organization, so whatever product_id it sends,
+    // the events land there: a key of project A can never write into organization B.
+    const orgId = writeOrg(principal, body.org_id ?? queryOrgId);
+    const internal = principal.kind !== 'publishable_key';
+    return this.events(orgId, internal, body.events, internal ? {} : context);
+  }
+
+  private commit({ events, receipt }: Prepared): Promise<BeaconReceipt> {
+    return this.commits.submit(events).then(
+      () => receipt,
+      (err: unknown) => {
+        throw unavailableWhenClosed(err);
+      },
+    );
   }
 
   /**
@@ -162,10 +197,10 @@ export class BeaconIntake {
   async recordConversion(principal: Principal, input: ConversionInput): Promise<BeaconReceipt> {
     const orgId = writeOrg(principal, input.org_id);
     const { org_id: _org, product_id, ...rest } = input;
-    return this.store(orgId, false, [{ ...rest, type: 'conversion', product_id: product_id ?? '' }], {});
+    return this.commit(this.events(orgId, false, [{ ...rest, type: 'conversion', product_id: product_id ?? '' }], {}));
   }
 
-  private store(orgId: string, internal: boolean, inputs: BeaconInput[], context: BeaconContext): Promise<BeaconReceipt> {
+  private events(orgId: string, internal: boolean, inputs: BeaconInput[], context: BeaconContext): Prepared {
     const device = deviceOf(context.userAgent);
     const referrer = context.origin ?? null;
     const receivedMs = this.deps.clock.now().getTime();
@@ -195,8 +230,7 @@ export class BeaconIntake {
         clamped: time.clamped,
       };
     });
-    const receipt: BeaconReceipt = { accepted: events.length, clamped };
-    return this.commits.submit(events).then(() => receipt, asUnavailableWhenClosed);
+    return { events, receipt: { accepted: events.length, clamped } };
   }
 
   close(): Promise<void> {

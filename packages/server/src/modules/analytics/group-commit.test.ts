@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommit, GroupCommitClosedError } from './group-commit.js';
 
 /** A writer that records each transaction and lets the test decide when it commits. */
@@ -99,5 +99,50 @@ describe('group commit', () => {
     await waiting;
     expect(r.batches).toEqual([[1, 2]]);
     await expect(gc.submit([3])).rejects.toBeInstanceOf(GroupCommitClosedError);
+  });
+
+  describe('callbacks (enqueue)', () => {
+    afterEach(() => vi.unstubAllGlobals());
+
+    it('each waiter is called back once, after its commit; one that throws neither silences the others nor fails the commit', async () => {
+      const thrown: unknown[] = [];
+      // The callback's error is thrown on its own turn, as a promise handler's would be: caught here instead.
+      vi.stubGlobal('queueMicrotask', (fn: () => void) => {
+        try {
+          fn();
+        } catch (err) {
+          thrown.push(err);
+        }
+      });
+      const r = recorder();
+      const gc = new GroupCommit(r.write, { windowMs: 0, maxItems: 500 });
+      const calls: string[] = [];
+      const waiter = (name: string, onDone?: () => void) => [
+        () => {
+          calls.push(`${name} committed`);
+          onDone?.();
+        },
+        (err: unknown) => calls.push(`${name} failed: ${(err as Error).message}`),
+      ] as const;
+      gc.enqueue([1], ...waiter('a', () => { throw new Error('a socket gone'); }));
+      gc.enqueue([2], ...waiter('b'));
+      gc.enqueue([3], ...waiter('c'));
+      await new Promise((resolve) => setImmediate(resolve));
+      await gc.close();
+      expect(calls).toEqual(['a committed', 'b committed', 'c committed']);
+      expect(thrown).toEqual([new Error('a socket gone')]);
+      expect(r.batches).toEqual([[1, 2, 3]]);
+    });
+
+    it('a closed writer refuses at once; an empty request is committed at once', async () => {
+      const r = recorder();
+      const gc = new GroupCommit(r.write, { windowMs: 0, maxItems: 500 });
+      const calls: string[] = [];
+      gc.enqueue([], () => calls.push('empty committed'), () => calls.push('empty failed'));
+      await gc.close();
+      gc.enqueue([1], () => calls.push('late committed'), (err) => calls.push(`late failed: ${(err as Error).name}`));
+      expect(calls).toEqual(['empty committed', 'late failed: GroupCommitClosedError']);
+      expect(r.batches).toEqual([]);
+    });
   });
 });

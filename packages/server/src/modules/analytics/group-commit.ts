@@ -42,13 +42,16 @@ export class GroupCommit<T> {
 
   /** Resolves once `items` are committed; rejects if their transaction failed. */
   submit(items: T[]): Promise<void> {
-    if (this.closed) return Promise.reject(new GroupCommitClosedError());
-    if (!items.length) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ items, at: Date.now(), resolve, reject });
-      this.waitingItems += items.length;
-      this.schedule();
-    });
+    return new Promise<void>((resolve, reject) => this.enqueue(items, resolve, reject));
+  }
+
+  /** submit() through callbacks: exactly one is called, `rejected` at once when the writer is closed. */
+  enqueue(items: T[], committed: () => void, rejected: (err: unknown) => void): void {
+    if (this.closed) return rejected(new GroupCommitClosedError());
+    if (!items.length) return committed();
+    this.waiting.push({ items, at: Date.now(), resolve: committed, reject: rejected });
+    this.waitingItems += items.length;
+    this.schedule();
   }
 
   /** Writes what is waiting, waits for the transaction in flight, and refuses anything later. */
@@ -115,30 +118,44 @@ export class GroupCommit<T> {
     } catch (err) {
       if (batch.length === 1) {
         this.release();
-        batch[0].reject(err);
+        answer(() => batch[0].reject(err));
         return;
       }
       // One request's bad luck (a row the database refuses) must not fail the others that shared its
       // transaction: the batch rolled back as a whole, so each request is retried on its own, still the only
       // transaction in flight.
       for (const w of batch) {
-        try {
-          await this.commit(w.items);
-          w.resolve();
-        } catch (err) {
-          w.reject(err);
-        }
+        const failed = await this.commit(w.items).then(
+          () => null,
+          (err: unknown) => ({ err }),
+        );
+        answer(failed ? () => w.reject(failed.err) : w.resolve);
       }
       this.release();
       return;
     }
     this.release();
-    for (const w of batch) w.resolve();
+    for (const w of batch) answer(w.resolve);
   }
 
   private async commit(items: T[]) {
     this.stats.batches++;
     await this.write(items);
     this.stats.items += items.length;
+  }
+}
+
+/**
+ * Calls a waiter back. Callbacks answer requests directly (no promise between), so one that throws must neither keep
+ * the batch's other callers from their answers nor be mistaken for a failed commit: its error is thrown on its own,
+ * as it would have been from a promise's handler.
+ */
+function answer(callback: () => void) {
+  try {
+    callback();
+  } catch (err) {
+    queueMicrotask(() => {
+      throw err;
+    });
   }
 }
