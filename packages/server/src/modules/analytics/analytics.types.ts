@@ -43,6 +43,8 @@ export interface BeaconEvent {
   referrer: string | null;
   /** occurred_at was too old or in the future and was replaced by the receive time */
   clamped: boolean;
+  /** the request that brought it, numbered by the intake: a request's raw rows may be written by one statement */
+  request?: number;
 }
 
 export type Granularity = 'hour' | 'day';

@@ -129,6 +129,8 @@ export class BeaconIntake {
   private readonly commits: GroupCommit<BeaconEvent>;
   /** the last receive time stored, and its text */
   private received = { ms: Number.NaN, at: '' };
+  /** requests taken so far: each request's events carry its number */
+  private requests = 0;
 
   constructor(
     private readonly deps: Pick<Deps, 'database' | 'clock'>,
@@ -208,6 +210,7 @@ export class BeaconIntake {
     if (receivedMs !== this.received.ms) this.received = { ms: receivedMs, at: new Date(receivedMs).toISOString() };
     const receivedAt = this.received.at;
     let clamped = 0;
+    const request = ++this.requests;
     const events = inputs.map((input): BeaconEvent => {
       const time = eventTime(input.occurred_at, receivedMs, receivedAt);
       if (time.clamped) clamped++;
@@ -228,6 +231,7 @@ export class BeaconIntake {
         device,
         referrer,
         clamped: time.clamped,
+        request,
       };
     });
     return { events, receipt: { accepted: events.length, clamped } };

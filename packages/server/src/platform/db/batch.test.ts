@@ -93,6 +93,41 @@ describe('batch writes', () => {
     expect(stored.rows.map((r) => [r.a, r.b, r.c])).toEqual([...rows, ['v', 'v', 3]]);
   });
 
+  it('a shared insert writes runs of rows with the same leading cells in one statement, in order, nulls and all', async () => {
+    const { db } = await database();
+    await sql`create table shared (id integer primary key, a text, b text, c real, d text)`.execute(db);
+    const shared: BatchInsert = { table: 'shared', columns: ['a', 'b', 'c', 'd'], shared: 2, sparse: true };
+    const rows = [
+      ['p', 'q', 1, 'x'],
+      ['p', 'q', 2, null],
+      ['p', 'q', null, null],
+      ['p', null, 3, 'y'],
+      ['p', null, 4, 'y'],
+      ['r', 'q', null, null],
+      ['r', 'q', null, null],
+      [null, null, 5, null],
+      ['p', 'q', 6, 'z'],
+    ];
+    await writeBatch(db, [{ insert: shared, rows }]);
+    // Groups (a request's rows) bound the runs: here the first row goes alone, the next two together.
+    await writeBatch(db, [{ insert: shared, rows: rows.slice(0, 3), groups: [1, 2] }]);
+    const stored = await sql<{ a: string | null; b: string | null; c: number | null; d: string | null }>`select a, b, c, d from shared order by id`.execute(db);
+    // The rows with no cell of their own (r, q) go one by one; every other run is one statement.
+    expect(stored.rows.map((r) => [r.a, r.b, r.c, r.d])).toEqual([...rows, ...rows.slice(0, 3)]);
+  });
+
+  it('a shared upsert adds up its run', async () => {
+    const { db } = await database();
+    const counters: BatchInsert = { ...COUNTERS, columns: ['value', 'name'], shared: 1 };
+    await writeBatch(db, [{ insert: counters, rows: [[1, 'a'], [1, 'b'], [2, 'a']] }]);
+    await writeBatch(db, [{ insert: counters, rows: [[1, 'a'], [1, 'c']] }]);
+    expect(await db.selectFrom('counters').selectAll().orderBy('name').execute()).toEqual([
+      { name: 'a', value: 4 },
+      { name: 'b', value: 1 },
+      { name: 'c', value: 1 },
+    ]);
+  });
+
   it('a batch that breaks a constraint fails whole, with SQLite\'s code, and the next one is written', async () => {
     const { db } = await database();
     await writeBatch(db, [{ insert: ITEMS, rows: [['a', 1]] }]);
