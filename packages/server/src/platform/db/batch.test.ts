@@ -116,6 +116,25 @@ describe('batch writes', () => {
     expect(stored.rows.map((r) => [r.a, r.b, r.c, r.d])).toEqual([...rows, ...rows.slice(0, 3)]);
   });
 
+  it('more shapes than the statement cache keeps are all written', async () => {
+    const { db } = await database();
+    await sql`create table shared (id integer primary key, a text, b text, c real, d text)`.execute(db);
+    const shared: BatchInsert = { table: 'shared', columns: ['a', 'b', 'c', 'd'], shared: 2, sparse: true };
+    // 100 run lengths times 3 sets of present cells: 300 statements, past the cache's 256.
+    const rows: unknown[][] = [];
+    const groups: number[] = [];
+    for (const d of ['x', null, 'y']) {
+      for (let n = 1; n <= 100; n++) {
+        for (let r = 0; r < n; r++) rows.push(['p', d === 'y' ? null : 'q', r, d]);
+        groups.push(n);
+      }
+    }
+    await writeBatch(db, [{ insert: shared, rows, groups }]);
+    await writeBatch(db, [{ insert: shared, rows, groups }]);
+    const stored = await sql<{ a: string; b: string | null; c: number; d: string | null }>`select a, b, c, d from shared order by id`.execute(db);
+    expect(stored.rows.map((r) => [r.a, r.b, r.c, r.d])).toEqual([...rows, ...rows]);
+  });
+
   it('a shared upsert adds up its run', async () => {
     const { db } = await database();
     const counters: BatchInsert = { ...COUNTERS, columns: ['value', 'name'], shared: 1 };

@@ -73,8 +73,8 @@ const sqliteHandles = new WeakMap<object, SqliteHandle>();
 /** Called by openDatabase: lets writeBatch reach the SQLite connection under a Kysely instance. */
 export function registerSqlite<DB>(db: Kysely<DB>, raw: SqliteDatabase.Database, file: string | null): void {
   const statements = new Map<BatchInsert, SqliteDatabase.Statement>();
-  /** statements of sparse or shared inserts, by the cells they bind: see runsOf */
-  const shaped = new Map<BatchInsert, Map<string, SqliteDatabase.Statement>>();
+  /** statements of sparse or shared inserts, by the cells they bind: see writeShaped */
+  const shaped = new Map<BatchInsert, Map<number, SqliteDatabase.Statement>>();
   // Made once: a transaction function and a pragma's statement cost a few µs each to build, per batch.
   // Values are passed as arguments, not as one array: better-sqlite3 reads an array's cells one API call at a time.
   const write = raw.transaction((writes: readonly BatchWrite[]) => {
@@ -94,22 +94,19 @@ export function registerSqlite<DB>(db: Kysely<DB>, raw: SqliteDatabase.Database,
 
 /** Rows a shared statement takes at most (a beacon's events, at most 100). */
 const MAX_RUN = 100;
-/**
- * Statements kept per insert. The shapes a client can cause (which cells are null, how many events) are bounded but
- * many; the ones in use stay, the oldest unused go.
- */
+/** Statements kept per insert: the shapes a client can cause (which cells are null, how many events) are many. */
 const MAX_SHAPES = 256;
 
 const isNull = (cell: unknown) => cell === null || cell === undefined;
 
 /**
  * Writes rows of a sparse or shared insert in order, a run of rows at a time: a run is one row, or consecutive rows
- * of one group with the same first `shared` cells. A run binds the columns that hold a value in it (every column, unless sparse):
- * its shared cells once, then each row's own.
+ * of one group with the same first `shared` cells. A run binds the columns that hold a value in it (every column,
+ * unless sparse): its shared cells once, then each row's own.
  */
 function writeShaped(
   raw: SqliteDatabase.Database,
-  cache: Map<BatchInsert, Map<string, SqliteDatabase.Statement>>,
+  cache: Map<BatchInsert, Map<number, SqliteDatabase.Statement>>,
   insert: BatchInsert,
   rows: ReadonlyArray<readonly unknown[]>,
   groups: readonly number[] | undefined,
@@ -141,16 +138,15 @@ function writeShaped(
     const ownCells = mask >>> lead;
     if (end - i > 1 && ownCells === 0) end = i + 1;
     const count = end - i;
-    const key = count === 1 ? `${mask}` : `${mask}:${count}`;
+    // A row's statement by its mask (a small integer), a run's by its mask and length.
+    const key = count === 1 ? mask : -(mask * (MAX_RUN + 1) + count);
     let stmt = byShape.get(key);
-    if (stmt) {
-      // Most recently used last: the oldest shapes are the ones let go.
-      byShape.delete(key);
-    } else {
+    if (!stmt) {
+      // A hostile client could shape many: past the bound the cache starts again from the shapes in use.
+      if (byShape.size >= MAX_SHAPES) byShape.clear();
       stmt = raw.prepare(count === 1 ? insertSql(pick(insert, mask, 0, width), 1, () => '?') : runSql(insert, mask, lead, count));
-      if (byShape.size >= MAX_SHAPES) byShape.delete(byShape.keys().next().value!);
+      byShape.set(key, stmt);
     }
-    byShape.set(key, stmt);
     values.length = 0;
     if (count === 1) {
       for (let c = 0; c < width; c++) if (mask & (1 << c)) values.push(first[c]);
