@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, createTestApp, type TestApp } from '../../test/app.js';
 import { seedProduct } from '../../test/products.js';
-import { writeBeaconEvents } from './analytics.repo.js';
+import { writeBeaconEvents } from './beacon-writes.js';
 import { ExposureMemory } from './exposure-memory.js';
 import type { BeaconEvent } from './analytics.types.js';
 

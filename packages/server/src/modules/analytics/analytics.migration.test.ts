@@ -5,7 +5,7 @@ import { MODULE_MIGRATIONS } from '../../migrations.js';
 import { openDatabase, type Database } from '../../platform/db/index.js';
 import type { MigrationSet } from '../../platform/db/migrations.js';
 import { freshPostgresDatabase, tempDir, TEST_BACKEND } from '../../test/env.js';
-import { writeBeaconEvents } from './analytics.repo.js';
+import { writeBeaconEvents } from './beacon-writes.js';
 
 const ROW_KEY = '0009_beacon_event_row_key';
 
